@@ -1,0 +1,22 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+
+/** Builds the fully configured application; used by main.ts and by the e2e tests alike. */
+export async function createApp(): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('SuperBiz Diagnosis Agent')
+      .setDescription('Traceable fault diagnosis: chat (SSE), trace and reasoning audit, knowledge documents')
+      .setVersion('0.1.0')
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document);
+  return app;
+}

@@ -1,0 +1,17 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { EnvBoolean, validateEnv } from '@app/config';
+
+export class AppEnv {
+  @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
+  @IsString() @MinLength(1) HOST: string = '0.0.0.0';
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
+  /** Demo mode: offline, stub LLM, seeded data. Relaxes nothing security-relevant unless a lib says so. */
+  @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
+}
+
+export const appConfig = registerAs('app', () => {
+  const env = validateEnv(AppEnv);
+  return { port: env.PORT, host: env.HOST, logLevel: env.LOG_LEVEL, demoMode: env.DEMO_MODE };
+});
+export type AppConfig = ConfigType<typeof appConfig>;

@@ -1,0 +1,29 @@
+import { Params } from 'nestjs-pino';
+import { AppConfig } from './app.config';
+
+/** Paths whose values never reach the log, whatever a caller puts there. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.apiKey',
+  '*.api_key',
+  '*.secret',
+];
+
+export function buildLoggerOptions(config: AppConfig): Params {
+  return {
+    pinoHttp: {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      // Request bodies (queries, uploads) are never logged; only method, url and status.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/health' },
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { ConfigValidationError, EnvBoolean, validateEnv } from './env-validation';

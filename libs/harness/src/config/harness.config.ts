@@ -1,0 +1,156 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { ConfigValidationError, validateEnv } from '@app/config';
+
+const KB = 1024;
+const MB = 1024 * KB;
+
+/**
+ * Every `harness.*` budget of the seed (§4.2 "预算配置", §4.2 evidence store, §9): a default, a rule,
+ * and the environment variable that overrides it. Retry attempts may be lowered, never raised.
+ */
+export class HarnessEnv {
+  // Diagnosis Agent run budget
+  @IsInt() @Min(1) @Max(100) HARNESS_AGENT_MAX_MODEL_CALLS: number = 12;
+  @IsInt() @Min(1) @Max(100) HARNESS_AGENT_MAX_TOOL_CALLS: number = 10;
+  @IsInt() @Min(1) @Max(100) HARNESS_AGENT_MAX_CALLS_PER_TOOL: number = 6;
+  @IsInt() @Min(1000) @Max(10_000_000) HARNESS_AGENT_MAX_INPUT_TOKENS: number = 200_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_AGENT_MAX_OUTPUT_TOKENS: number = 20_000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_AGENT_MAX_TOTAL_TOKENS: number = 220_000;
+  @IsInt() @Min(1000) @Max(3_600_000) HARNESS_RUN_TIMEOUT_MS: number = 180_000;
+  @IsInt() @Min(100) @Max(600_000) HARNESS_MODEL_CALL_TIMEOUT_MS: number = 60_000;
+  @IsInt() @Min(100) @Max(600_000) HARNESS_TOOL_CALL_TIMEOUT_MS: number = 20_000;
+
+  // SemanticGuard
+  @IsInt() @Min(100) @Max(600_000) HARNESS_SEMANTIC_CALL_TIMEOUT_MS: number = 30_000;
+  @IsInt() @Min(100) @Max(1_200_000) HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: number = 65_000;
+  @IsInt() @Min(1000) @Max(1_000_000) HARNESS_SEMANTIC_MAX_INPUT_CHARS: number = 60_000;
+
+  // Retry matrix (seed §4.2 "重试策略装配"): the defaults are the maxima
+  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS: number = 2;
+  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS: number = 1;
+  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS: number = 1;
+  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS: number = 2;
+  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS: number = 1;
+
+  // Redis canonical invocation store
+  @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string = 'superbiz:harness:tool-call';
+  @IsInt() @Min(60) @Max(7 * 24 * 3600) HARNESS_EVIDENCE_TTL_SECONDS: number = 2 * 3600;
+  @IsInt() @Min(4 * KB) @Max(64 * MB) HARNESS_EVIDENCE_MAX_RECORD_BYTES: number = 1 * MB;
+  @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
+  @IsInt() @Min(4 * KB) @Max(512 * MB) HARNESS_EVIDENCE_MAX_RUN_BYTES: number = 5 * MB;
+
+  // lookup_knowledge projection
+  @IsInt() @Min(1) @Max(50) HARNESS_RAG_MAX_EVIDENCE: number = 5;
+  @IsInt() @Min(50) @Max(20_000) HARNESS_RAG_MAX_EXCERPT_CHARS: number = 800;
+  @IsInt() @Min(100) @Max(200_000) HARNESS_RAG_MAX_TOTAL_CHARS: number = 4000;
+
+  // query_logs projection
+  @IsInt() @Min(1) @Max(200) HARNESS_LOGS_MAX_PATTERNS: number = 10;
+  @IsInt() @Min(0) @Max(500) HARNESS_LOGS_MAX_EVENTS: number = 10;
+  @IsInt() @Min(40) @Max(20_000) HARNESS_LOGS_MAX_MESSAGE_CHARS: number = 300;
+  @IsInt() @Min(100) @Max(200_000) HARNESS_LOGS_MAX_TOTAL_CHARS: number = 6000;
+  @IsInt() @Min(1) @Max(10_080) HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES: number = 30;
+  @IsInt() @Min(1) @Max(10_080) HARNESS_LOGS_MAX_LOOKBACK_MINUTES: number = 1440;
+
+  // query_mysql execution and projection
+  @IsInt() @Min(1) @Max(10_000) HARNESS_MYSQL_MAX_ROWS: number = 50;
+  @IsInt() @Min(16) @Max(100_000) HARNESS_MYSQL_MAX_CELL_CHARS: number = 256;
+  @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_MYSQL_MAX_TOTAL_BYTES: number = 16 * KB;
+  @IsInt() @Min(100) @Max(600_000) HARNESS_MYSQL_QUERY_TIMEOUT_MS: number = 5000;
+
+  // previous_turn (seed §4.6)
+  @IsInt() @Min(50) @Max(20_000) HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS: number = 1000;
+  @IsInt() @Min(0) @Max(50) HARNESS_PREVIOUS_TURN_MAX_SOURCE_DOCUMENTS: number = 5;
+}
+
+/** Relations between keys that single-key rules cannot express. */
+function checkRelations(env: HarnessEnv): void {
+  const problems: string[] = [];
+  const ttlMs = env.HARNESS_EVIDENCE_TTL_SECONDS * 1000;
+  const needed = env.HARNESS_RUN_TIMEOUT_MS + env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS;
+  if (ttlMs <= needed) {
+    problems.push(
+      'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS + HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS (evidence must outlive the run)',
+    );
+  }
+  if (env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES > env.HARNESS_EVIDENCE_MAX_RECORD_BYTES) {
+    problems.push('HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES must not exceed HARNESS_EVIDENCE_MAX_RECORD_BYTES');
+  }
+  if (env.HARNESS_EVIDENCE_MAX_RECORD_BYTES > env.HARNESS_EVIDENCE_MAX_RUN_BYTES) {
+    problems.push('HARNESS_EVIDENCE_MAX_RECORD_BYTES must not exceed HARNESS_EVIDENCE_MAX_RUN_BYTES');
+  }
+  if (env.HARNESS_AGENT_MAX_CALLS_PER_TOOL > env.HARNESS_AGENT_MAX_TOOL_CALLS) {
+    problems.push('HARNESS_AGENT_MAX_CALLS_PER_TOOL must not exceed HARNESS_AGENT_MAX_TOOL_CALLS');
+  }
+  if (env.HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES > env.HARNESS_LOGS_MAX_LOOKBACK_MINUTES) {
+    problems.push('HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES must not exceed HARNESS_LOGS_MAX_LOOKBACK_MINUTES');
+  }
+  if (env.HARNESS_SEMANTIC_CALL_TIMEOUT_MS > env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS) {
+    problems.push('HARNESS_SEMANTIC_CALL_TIMEOUT_MS must not exceed HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS');
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+}
+
+export function loadHarnessConfig(source: Record<string, string | undefined> = process.env) {
+  const env = validateEnv(HarnessEnv, source);
+  checkRelations(env);
+  return {
+    agent: {
+      maxModelCalls: env.HARNESS_AGENT_MAX_MODEL_CALLS,
+      maxToolCalls: env.HARNESS_AGENT_MAX_TOOL_CALLS,
+      maxCallsPerTool: env.HARNESS_AGENT_MAX_CALLS_PER_TOOL,
+      maxInputTokens: env.HARNESS_AGENT_MAX_INPUT_TOKENS,
+      maxOutputTokens: env.HARNESS_AGENT_MAX_OUTPUT_TOKENS,
+      maxTotalTokens: env.HARNESS_AGENT_MAX_TOTAL_TOKENS,
+      runTimeoutMs: env.HARNESS_RUN_TIMEOUT_MS,
+      modelCallTimeoutMs: env.HARNESS_MODEL_CALL_TIMEOUT_MS,
+      toolCallTimeoutMs: env.HARNESS_TOOL_CALL_TIMEOUT_MS,
+    },
+    semantic: {
+      callTimeoutMs: env.HARNESS_SEMANTIC_CALL_TIMEOUT_MS,
+      totalTimeoutMs: env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS,
+      maxInputChars: env.HARNESS_SEMANTIC_MAX_INPUT_CHARS,
+    },
+    retry: {
+      intentRouter: env.HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS,
+      diagnosisAgent: env.HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS,
+      toolCall: env.HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS,
+      semanticGuard: env.HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS,
+      evidenceRepair: env.HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS,
+    },
+    evidence: {
+      keyPrefix: env.HARNESS_EVIDENCE_KEY_PREFIX,
+      ttlSeconds: env.HARNESS_EVIDENCE_TTL_SECONDS,
+      maxRecordBytes: env.HARNESS_EVIDENCE_MAX_RECORD_BYTES,
+      maxAgentResultBytes: env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES,
+      maxRunBytes: env.HARNESS_EVIDENCE_MAX_RUN_BYTES,
+    },
+    rag: {
+      maxEvidence: env.HARNESS_RAG_MAX_EVIDENCE,
+      maxExcerptChars: env.HARNESS_RAG_MAX_EXCERPT_CHARS,
+      maxTotalChars: env.HARNESS_RAG_MAX_TOTAL_CHARS,
+    },
+    logs: {
+      maxPatterns: env.HARNESS_LOGS_MAX_PATTERNS,
+      maxEvents: env.HARNESS_LOGS_MAX_EVENTS,
+      maxMessageChars: env.HARNESS_LOGS_MAX_MESSAGE_CHARS,
+      maxTotalChars: env.HARNESS_LOGS_MAX_TOTAL_CHARS,
+      defaultLookbackMinutes: env.HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES,
+      maxLookbackMinutes: env.HARNESS_LOGS_MAX_LOOKBACK_MINUTES,
+    },
+    mysql: {
+      maxRows: env.HARNESS_MYSQL_MAX_ROWS,
+      maxCellChars: env.HARNESS_MYSQL_MAX_CELL_CHARS,
+      maxTotalBytes: env.HARNESS_MYSQL_MAX_TOTAL_BYTES,
+      queryTimeoutMs: env.HARNESS_MYSQL_QUERY_TIMEOUT_MS,
+    },
+    previousTurn: {
+      maxFieldChars: env.HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS,
+      maxSourceDocuments: env.HARNESS_PREVIOUS_TURN_MAX_SOURCE_DOCUMENTS,
+    },
+  };
+}
+
+export const harnessConfig = registerAs('harness', () => loadHarnessConfig());
+export type HarnessConfig = ConfigType<typeof harnessConfig>;

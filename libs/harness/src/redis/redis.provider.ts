@@ -1,0 +1,51 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, Provider } from '@nestjs/common';
+import Redis from 'ioredis';
+import { redisConfig, RedisConfig } from '../config/redis.config';
+
+/** DI token of the one Redis client. Private to the Harness: no other lib may touch Redis. */
+export const HARNESS_REDIS = Symbol('HARNESS_REDIS');
+
+export function createRedisClient(config: RedisConfig, logger?: Logger): Redis {
+  const client = new Redis({
+    host: config.host,
+    port: config.port,
+    db: config.db,
+    password: config.password,
+    connectTimeout: config.connectTimeoutMs,
+    commandTimeout: config.commandTimeoutMs,
+    // Commands are never retried or queued behind a dead connection: they fail at once and the
+    // Harness decides. Reconnecting the socket is kept so the service recovers without a restart.
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  let lastState = '';
+  const report = (state: string, message: string) => {
+    if (state !== lastState) {
+      lastState = state;
+      logger?.[state === 'ready' ? 'log' : 'warn'](message);
+    }
+  };
+  client.on('ready', () => report('ready', 'Redis connection ready'));
+  client.on('error', (error: Error) => report('error', `Redis unavailable: ${error.message}`));
+  return client;
+}
+
+@Injectable()
+export class RedisLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(HARNESS_REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+}
+
+export const redisProvider: Provider = {
+  provide: HARNESS_REDIS,
+  inject: [redisConfig.KEY],
+  useFactory: (config: RedisConfig) => createRedisClient(config, new Logger('Redis')),
+};

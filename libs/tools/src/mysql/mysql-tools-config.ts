@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ConfigValidationError } from '@app/config';
+
+/** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes (seed §9.1). */
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]{0,63}$/, 'must be a plain SQL identifier');
+const envReference = z
+  .string()
+  .regex(/^\$\{[A-Z_][A-Z0-9_]*\}$/, 'must be an environment reference like ${NAME}, never a literal value');
+
+const tableSchema = z.strictObject({ columns: z.array(identifier).min(1) });
+const schemaSchema = z.strictObject({ tables: z.record(identifier, tableSchema) });
+const dataSourceSchema = z
+  .strictObject({
+    url: z.string().min(1),
+    username: envReference,
+    password: envReference,
+    'default-schema': identifier,
+    'allowed-schemas': z.record(identifier, schemaSchema),
+    'allowed-functions': z.array(identifier).optional(),
+  })
+  .refine((source) => source['default-schema'] in source['allowed-schemas'], {
+    message: 'default-schema must be one of allowed-schemas',
+    path: ['default-schema'],
+  });
+const fileSchema = z.strictObject({
+  harness: z.strictObject({
+    'mysql-tools': z.strictObject({ 'data-sources': z.record(identifier, dataSourceSchema) }),
+  }),
+});
+
+export interface AllowedTable {
+  columns: ReadonlySet<string>;
+}
+export interface MysqlDataSourceConfig {
+  id: string;
+  host: string;
+  port: number;
+  database: string;
+  username: string;
+  password: string;
+  defaultSchema: string;
+  /** schema -> table -> allowed columns */
+  schemas: ReadonlyMap<string, ReadonlyMap<string, AllowedTable>>;
+  /** Upper-case function names the SQL policy accepts for this source. */
+  functions: ReadonlySet<string>;
+}
+
+export const DEFAULT_ALLOWED_FUNCTIONS = ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX'];
+
+function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {
+  const name = reference.slice(2, -1);
+  const value = env[name];
+  if (value === undefined) {
+    throw new ConfigValidationError([`${path}: environment variable ${name} is not set`]);
+  }
+  return value;
+}
+
+function parseUrl(raw: string, path: string): { host: string; port: number; database: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigValidationError([`${path}: must be a URL like mysql://host:3306`]);
+  }
+  if (url.protocol !== 'mysql:' || url.username || url.password) {
+    throw new ConfigValidationError([`${path}: must be mysql://host[:port][/database] without credentials`]);
+  }
+  return { host: url.hostname, port: Number(url.port || 3306), database: url.pathname.replace(/^\//, '') };
+}
+
+/** Parses the allowlist file (seed §9.1 keys); `${ENV}` references are resolved from `env`. */
+export function parseMysqlToolsConfig(
+  text: string,
+  origin: string,
+  env: Record<string, string | undefined> = process.env,
+): MysqlDataSourceConfig[] {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    throw new ConfigValidationError([`${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+  }
+  const parsed = fileSchema.safeParse(document);
+  if (!parsed.success) {
+    throw new ConfigValidationError(
+      parsed.error.issues.map((issue) => `${origin}: ${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  return Object.entries(parsed.data.harness['mysql-tools']['data-sources']).map(([id, source]) => {
+    const path = `${origin}: harness.mysql-tools.data-sources.${id}`;
+    const rawUrl = /^\$\{[A-Z_][A-Z0-9_]*\}$/.test(source.url)
+      ? resolveEnv(source.url, `${path}.url`, env)
+      : source.url;
+    const schemas = new Map(
+      Object.entries(source['allowed-schemas']).map(([schema, { tables }]) => [
+        schema,
+        new Map(Object.entries(tables).map(([table, { columns }]) => [table, { columns: new Set(columns) }])),
+      ]),
+    );
+    return {
+      id,
+      ...parseUrl(rawUrl, `${path}.url`),
+      username: resolveEnv(source.username, `${path}.username`, env),
+      password: resolveEnv(source.password, `${path}.password`, env),
+      defaultSchema: source['default-schema'],
+      schemas,
+      functions: new Set((source['allowed-functions'] ?? DEFAULT_ALLOWED_FUNCTIONS).map((name) => name.toUpperCase())),
+    };
+  });
+}
+
+export function loadMysqlToolsConfig(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): MysqlDataSourceConfig[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigValidationError([`MYSQL_TOOLS_CONFIG: cannot read ${file}`]);
+  }
+  return parseMysqlToolsConfig(text, file, env);
+}

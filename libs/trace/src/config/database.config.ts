@@ -1,0 +1,61 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { EnvBoolean, validateEnv } from '@app/config';
+
+/** The service's own database (sessions, runs, trace, audit, knowledge). Never the business datasource. */
+export class DatabaseEnv {
+  /** 'mariadb' for MariaDB (the default here), 'mysql' for MySQL 8: TypeORM's schema handling differs. */
+  @IsIn(['mariadb', 'mysql'])
+  DB_TYPE: 'mariadb' | 'mysql' = 'mariadb';
+
+  @IsString()
+  @MinLength(1)
+  DB_HOST: string = '127.0.0.1';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  DB_PORT: number = 3306;
+
+  @IsString()
+  @MinLength(1)
+  DB_USER: string = 'root';
+
+  @IsString()
+  DB_PASSWORD: string = '';
+
+  @IsString()
+  @MinLength(1)
+  DB_NAME: string = 'superbiz';
+
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE: number = 10;
+
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  DB_CONNECT_TIMEOUT_MS: number = 5000;
+
+  @EnvBoolean()
+  @IsBoolean()
+  DB_MIGRATIONS_RUN: boolean = true;
+}
+
+export const databaseConfig = registerAs('database', () => {
+  const env = validateEnv(DatabaseEnv);
+  return {
+    type: env.DB_TYPE,
+    host: env.DB_HOST,
+    port: env.DB_PORT,
+    username: env.DB_USER,
+    password: env.DB_PASSWORD,
+    database: env.DB_NAME,
+    poolSize: env.DB_POOL_SIZE,
+    connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    migrationsRun: env.DB_MIGRATIONS_RUN,
+  };
+});
+
+export type DatabaseConfig = ConfigType<typeof databaseConfig>;

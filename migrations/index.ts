@@ -1,0 +1,4 @@
+import { InitialSchema1764680000000 } from './1764680000000-InitialSchema';
+
+/** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
+export const MIGRATIONS = [InitialSchema1764680000000];

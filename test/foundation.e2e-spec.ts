@@ -1,0 +1,96 @@
+import { createConnection } from 'mysql2/promise';
+import { createApp } from '../apps/server/src/bootstrap';
+import { RunningApp, startApp, withEnv } from './support/app-under-test';
+import { TEST_MYSQL } from './support/test-env';
+
+const EXPECTED_TABLES = [
+  'agent_reasoning_audit',
+  'agent_step',
+  'chat_session',
+  'diagnosis_run',
+  'diagnosis_trace_event',
+  'knowledge_chunk',
+  'knowledge_document',
+  'migrations',
+  'tool_invocation',
+];
+
+describe('foundation: boot, migrations, health, config validation', () => {
+  let running: RunningApp;
+
+  beforeAll(async () => {
+    running = await startApp();
+  });
+
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  it('runs the migrations against the real database at start-up', async () => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      const [rows] = await connection.query<import('mysql2').RowDataPacket[]>('SHOW TABLES');
+      expect(rows.map((row) => String(Object.values(row)[0])).sort()).toEqual(EXPECTED_TABLES);
+      const [indexes] = await connection.query<import('mysql2').RowDataPacket[]>(
+        "SHOW INDEX FROM diagnosis_run WHERE Key_name = 'idx_diagnosis_run_session_created'",
+      );
+      expect(indexes.map((row) => row.Column_name)).toEqual(['session_id', 'created_at']);
+    } finally {
+      await connection.end();
+    }
+  });
+
+  it('stores and returns JSON columns as objects', async () => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      await connection.query("INSERT INTO chat_session (session_id) VALUES ('s-json')");
+      await connection.query(
+        "INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-json', 's-json', 'q', 'SUCCESS', ?)",
+        [JSON.stringify({ user_query: 'q', limitations: ['x'] })],
+      );
+      await expect(
+        connection.query("INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-bad', 's-json', 'q', 'SUCCESS', 'not json')"),
+      ).rejects.toThrow();
+    } finally {
+      await connection.end();
+    }
+  });
+
+  it('reports mysql and redis up on /health', async () => {
+    const response = await fetch(`${running.baseUrl}/health`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; info: Record<string, { status: string }> };
+    expect(body.status).toBe('ok');
+    expect(body.info.mysql.status).toBe('up');
+    expect(body.info.redis.status).toBe('up');
+  });
+
+  it('serves the OpenAPI document', async () => {
+    const response = await fetch(`${running.baseUrl}/api/docs-json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toContain('/health');
+  });
+
+  it('reports redis down with a clear message when Redis is unreachable, and still serves', async () => {
+    const degraded = await startApp({ REDIS_PORT: '1', REDIS_CONNECT_TIMEOUT_MS: '200' });
+    try {
+      const response = await fetch(`${degraded.baseUrl}/health`);
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { error: Record<string, { status: string; message: string }> };
+      expect(body.error.redis.status).toBe('down');
+      expect(body.error.redis.message).toMatch(/^Redis is not reachable/);
+    } finally {
+      await degraded.close();
+    }
+  });
+
+  it.each([
+    ['HARNESS_EVIDENCE_TTL_SECONDS', '5', 'HARNESS_EVIDENCE_TTL_SECONDS must not be less than 60'],
+    ['HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS', '3', 'HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS must not be greater than 2'],
+    ['HARNESS_AGENT_MAX_MODEL_CALLS', 'lots', 'HARNESS_AGENT_MAX_MODEL_CALLS must be an integer number'],
+    ['HARNESS_EVIDENCE_TTL_SECONDS', '120', 'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS'],
+  ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
+    await expect(withEnv({ [key]: value }, () => createApp())).rejects.toThrow(message);
+  });
+});

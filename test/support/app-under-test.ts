@@ -1,0 +1,32 @@
+import { INestApplication } from '@nestjs/common';
+import { createApp } from '../../apps/server/src/bootstrap';
+
+export interface RunningApp {
+  app: INestApplication;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real application (real MySQL, Redis, config validation) on an ephemeral port.
+ * `env` overrides process.env for the duration of the boot only.
+ */
+export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+  const app = await withEnv(env, () => createApp());
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
+
+export async function withEnv<T>(env: Record<string, string>, action: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  try {
+    return await action();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}

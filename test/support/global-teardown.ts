@@ -1,0 +1,20 @@
+import { createConnection } from 'mysql2/promise';
+import { TEST_MYSQL } from './test-env';
+
+/** Drops every database this run created (each e2e file may add its own with the run's prefix). */
+export default async function globalTeardown(): Promise<void> {
+  const serviceDb = process.env.E2E_SERVICE_DB;
+  if (!serviceDb) return;
+  const connection = await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 });
+  try {
+    const [rows] = await connection.query<import('mysql2').RowDataPacket[]>(
+      'SELECT schema_name AS name FROM information_schema.schemata WHERE schema_name LIKE ?',
+      [`${serviceDb}%`],
+    );
+    for (const row of rows) {
+      await connection.query(`DROP DATABASE \`${String(row.name)}\``);
+    }
+  } finally {
+    await connection.end();
+  }
+}
