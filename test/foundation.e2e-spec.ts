@@ -1,5 +1,6 @@
 import { createConnection } from 'mysql2/promise';
-import { createApp } from '../apps/server/src/bootstrap';
+import { spawnSync } from 'node:child_process';
+import { validateConfiguration } from '../apps/server/src/config/configuration';
 import { RunningApp, startApp, withEnv } from './support/app-under-test';
 import { TEST_MYSQL } from './support/test-env';
 
@@ -49,7 +50,9 @@ describe('foundation: boot, migrations, health, config validation', () => {
         [JSON.stringify({ user_query: 'q', limitations: ['x'] })],
       );
       await expect(
-        connection.query("INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-bad', 's-json', 'q', 'SUCCESS', 'not json')"),
+        connection.query(
+          "INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-bad', 's-json', 'q', 'SUCCESS', 'not json')",
+        ),
       ).rejects.toThrow();
     } finally {
       await connection.end();
@@ -87,10 +90,29 @@ describe('foundation: boot, migrations, health, config validation', () => {
 
   it.each([
     ['HARNESS_EVIDENCE_TTL_SECONDS', '5', 'HARNESS_EVIDENCE_TTL_SECONDS must not be less than 60'],
-    ['HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS', '3', 'HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS must not be greater than 2'],
+    [
+      'HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS',
+      '3',
+      'HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS must not be greater than 2',
+    ],
     ['HARNESS_AGENT_MAX_MODEL_CALLS', 'lots', 'HARNESS_AGENT_MAX_MODEL_CALLS must be an integer number'],
-    ['HARNESS_EVIDENCE_TTL_SECONDS', '120', 'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS'],
+    [
+      'HARNESS_EVIDENCE_TTL_SECONDS',
+      '120',
+      'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS',
+    ],
   ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
-    await expect(withEnv({ [key]: value }, () => createApp())).rejects.toThrow(message);
+    await expect(withEnv({ [key]: value }, async () => validateConfiguration())).rejects.toThrow(message);
+  });
+
+  it('exits the built server with status 1 and a message naming the key, without a stack trace', () => {
+    const result = spawnSync(process.execPath, ['dist/apps/server/src/main.js'], {
+      env: { ...process.env, HARNESS_MYSQL_MAX_ROWS: '0' },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('HARNESS_MYSQL_MAX_ROWS must not be less than 1');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -21,12 +21,19 @@ export default async function globalSetup(): Promise<void> {
     );
   }
   try {
-    await connection.query(`CREATE DATABASE \`${serviceDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await connection.query(
+      `CREATE DATABASE \`${serviceDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
   } finally {
     await connection.end();
   }
 
-  const redis = new Redis({ ...TEST_REDIS, lazyConnect: true, retryStrategy: () => null, connectTimeout: 3000 });
+  const redis = new Redis({
+    ...TEST_REDIS,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

@@ -14,7 +14,10 @@ import { HealthController } from './health/health.controller';
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, cache: true, load: [appConfig] }),
-    LoggerModule.forRootAsync({ inject: [appConfig.KEY], useFactory: (config: AppConfig) => buildLoggerOptions(config) }),
+    LoggerModule.forRootAsync({
+      inject: [appConfig.KEY],
+      useFactory: (config: AppConfig) => buildLoggerOptions(config),
+    }),
     TerminusModule,
     TraceModule,
     HarnessModule,

@@ -16,7 +16,9 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const key = `${prefix}${error.property}`;
     const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith(error.property) ? `${key}${message.slice(error.property.length)}` : `${key}: ${message}`,
+      message.startsWith(error.property)
+        ? `${key}${message.slice(error.property.length)}`
+        : `${key}: ${message}`,
     );
     return [...own, ...describe(error.children ?? [], `${key}.`)];
   });
@@ -30,7 +32,9 @@ export function validateEnv<T extends object>(
   envClass: EnvClass<T>,
   env: Record<string, string | undefined> = process.env,
 ): T {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const defined = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const instance = plainToInstance(envClass, defined, {
     enableImplicitConversion: true,
     exposeDefaultValues: true,

@@ -21,7 +21,11 @@ export function buildLoggerOptions(config: AppConfig): Params {
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       // Request bodies (queries, uploads) are never logged; only method, url and status.
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: unknown; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
       },
       autoLogging: { ignore: (req) => req.url === '/health' },
     },

@@ -16,6 +16,9 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness of the service database (mysql) and the evidence store (redis)' })
   check() {
-    return this.health.check([() => this.mysql.pingCheck('mysql', { timeout: 2000 }), () => this.redis.check('redis')]);
+    return this.health.check([
+      () => this.mysql.pingCheck('mysql', { timeout: 2000 }),
+      () => this.redis.check('redis'),
+    ]);
   }
 }

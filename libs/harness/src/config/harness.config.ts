@@ -34,7 +34,8 @@ export class HarnessEnv {
   @IsInt() @Min(1) @Max(1) HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS: number = 1;
 
   // Redis canonical invocation store
-  @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string = 'superbiz:harness:tool-call';
+  @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string =
+    'superbiz:harness:tool-call';
   @IsInt() @Min(60) @Max(7 * 24 * 3600) HARNESS_EVIDENCE_TTL_SECONDS: number = 2 * 3600;
   @IsInt() @Min(4 * KB) @Max(64 * MB) HARNESS_EVIDENCE_MAX_RECORD_BYTES: number = 1 * MB;
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
@@ -75,7 +76,9 @@ function checkRelations(env: HarnessEnv): void {
     );
   }
   if (env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES > env.HARNESS_EVIDENCE_MAX_RECORD_BYTES) {
-    problems.push('HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES must not exceed HARNESS_EVIDENCE_MAX_RECORD_BYTES');
+    problems.push(
+      'HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES must not exceed HARNESS_EVIDENCE_MAX_RECORD_BYTES',
+    );
   }
   if (env.HARNESS_EVIDENCE_MAX_RECORD_BYTES > env.HARNESS_EVIDENCE_MAX_RUN_BYTES) {
     problems.push('HARNESS_EVIDENCE_MAX_RECORD_BYTES must not exceed HARNESS_EVIDENCE_MAX_RUN_BYTES');

@@ -31,17 +31,36 @@ describe('parseMysqlToolsConfig', () => {
       password: 's3cret',
       defaultSchema: 'order_db',
     });
-    expect([...source.schemas.get('order_db')!.get('biz_order')!.columns]).toEqual(['order_id', 'payment_status']);
+    expect([...source.schemas.get('order_db')!.get('biz_order')!.columns]).toEqual([
+      'order_id',
+      'payment_status',
+    ]);
     expect([...source.functions]).toEqual(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
   });
 
   it.each([
-    ['a literal password', valid.replace('${DB_PASS}', 'hunter2'), 'password: must be an environment reference'],
+    [
+      'a literal password',
+      valid.replace('${DB_PASS}', 'hunter2'),
+      'password: must be an environment reference',
+    ],
     ['an unset variable', valid.replace('${DB_PASS}', '${NOT_SET_ANYWHERE}'), 'NOT_SET_ANYWHERE is not set'],
     ['a wildcard column', valid.replace('order_id, payment_status', "'*'"), 'must be a plain SQL identifier'],
-    ['a default schema outside the allowlist', valid.replace('default-schema: order_db', 'default-schema: other'), 'default-schema must be one of allowed-schemas'],
-    ['credentials inside the url', valid.replace('url: ${DB_URL}', 'url: mysql://u:p@host/db'), 'without credentials'],
-    ['an unknown key', valid.replace('        default-schema', '        jdbc-params: x\n        default-schema'), 'jdbc-params'],
+    [
+      'a default schema outside the allowlist',
+      valid.replace('default-schema: order_db', 'default-schema: other'),
+      'default-schema must be one of allowed-schemas',
+    ],
+    [
+      'credentials inside the url',
+      valid.replace('url: ${DB_URL}', 'url: mysql://u:p@host/db'),
+      'without credentials',
+    ],
+    [
+      'an unknown key',
+      valid.replace('        default-schema', '        jdbc-params: x\n        default-schema'),
+      'jdbc-params',
+    ],
     ['broken YAML', 'harness: [', 'not valid YAML'],
   ])('rejects %s naming the problem', (_case, text, message) => {
     expect(() => parseMysqlToolsConfig(text, 'test.yaml', env)).toThrow(ConfigValidationError);

@@ -81,7 +81,9 @@ export function parseMysqlToolsConfig(
   try {
     document = parse(text);
   } catch (error) {
-    throw new ConfigValidationError([`${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+    throw new ConfigValidationError([
+      `${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`,
+    ]);
   }
   const parsed = fileSchema.safeParse(document);
   if (!parsed.success) {
@@ -107,7 +109,9 @@ export function parseMysqlToolsConfig(
       password: resolveEnv(source.password, `${path}.password`, env),
       defaultSchema: source['default-schema'],
       schemas,
-      functions: new Set((source['allowed-functions'] ?? DEFAULT_ALLOWED_FUNCTIONS).map((name) => name.toUpperCase())),
+      functions: new Set(
+        (source['allowed-functions'] ?? DEFAULT_ALLOWED_FUNCTIONS).map((name) => name.toUpperCase()),
+      ),
     };
   });
 }

@@ -1,0 +1,38 @@
+// @ts-check
+import eslint from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '*.js', '*.mjs'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@app/*/*'], message: 'Import a lib only through its public index: @app/<lib>.' },
+            {
+              group: ['**/libs/*/src/**', '../../libs/**'],
+              message: 'Import other libs as @app/<lib>, never by path.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests may reach into the app's composition root to boot it.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  prettier,
+);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `npm run demo`: installs, builds, migrates and starts the service offline against the stub LLM.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-services.sh
+bash scripts/install-if-needed.sh
+npx nest build
+
+export DEMO_MODE=true
+export DB_NAME=${DB_NAME:-superbiz}
+export STUB_LLM_PORT=${STUB_LLM_PORT:-4010}
+export LLM_BASE_URL=${LLM_BASE_URL:-http://127.0.0.1:${STUB_LLM_PORT}/v1}
+export LLM_API_KEY=${LLM_API_KEY:-stub-key}
+export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/order_db}
+export ORDER_MYSQL_USERNAME=${ORDER_MYSQL_USERNAME:-superbiz_reader}
+export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-demo-reader-password}
+
+node dist/apps/server/src/cli/migrate.js run --create-database
+
+node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" &
+stub_pid=$!
+trap 'kill "$stub_pid" 2>/dev/null || true' EXIT INT TERM
+
+echo "demo: service on http://127.0.0.1:${PORT:-3000} (OpenAPI at /api/docs, health at /health); Ctrl-C stops it"
+node dist/apps/server/src/main.js

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `npm test`: the whole suite (unit + e2e against real MariaDB, Redis and the stub LLM server).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-services.sh
+bash scripts/install-if-needed.sh
+npx nest build
+mkdir -p test-artifacts
+status=0
+npx jest --ci --json --outputFile=test-artifacts/jest-results.json "$@" || status=$?
+node -e '
+  const r = require("./test-artifacts/jest-results.json");
+  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+' || true
+exit "$status"

@@ -1,0 +1,269 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { parseStubScript, StubReply, StubScript } from './stub-script';
+
+/** The `<!-- role: NAME -->` marker every prompt file starts with (DESIGN.md "Roles"). */
+const ROLE_MARKER = /^<!--\s*role:\s*([a-z0-9-]+)\s*-->/;
+
+export interface RecordedRequest {
+  role: string | null;
+  path: string;
+  body: ChatCompletionRequest;
+  receivedAt: number;
+}
+
+interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ChatCompletionRequest {
+  model?: string;
+  messages?: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  tools?: unknown[];
+  [key: string]: unknown;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === 'object' && part && 'text' in part ? String(part.text) : ''))
+      .join('');
+  }
+  return '';
+}
+
+export function roleOf(body: ChatCompletionRequest): string | null {
+  const system = body.messages?.find((message) => message.role === 'system');
+  const match = system ? ROLE_MARKER.exec(textOf(system.content).trimStart()) : null;
+  return match ? match[1] : null;
+}
+
+const approxTokens = (text: string) => Math.ceil(text.length / 4);
+
+/**
+ * A real HTTP server speaking OpenAI chat completions (plain and `stream: true`), driven by a script:
+ * each request is routed by the role marker of its system message and gets that role's next reply.
+ * Every request is recorded so tests can assert what each role was sent.
+ */
+export class StubLlmServer {
+  private server: Server | null = null;
+  private script: StubScript = { roles: {} };
+  private cursors = new Map<string, number>();
+  private completionCount = 0;
+  readonly requests: RecordedRequest[] = [];
+
+  constructor(script?: StubScript) {
+    if (script) this.load(script);
+  }
+
+  /** Replaces the script and rewinds every role; the request log is kept. */
+  load(script: unknown): void {
+    this.script = parseStubScript(script);
+    this.cursors.clear();
+  }
+
+  requestsFor(role: string): RecordedRequest[] {
+    return this.requests.filter((request) => request.role === role);
+  }
+
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch(() => {
+        if (!res.headersSent) this.sendError(res, 500, 'stub_internal_error', 'stub server failed');
+        else res.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+    return this.baseUrl;
+  }
+
+  get baseUrl(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('stub LLM server is not running');
+    return `http://127.0.0.1:${address.port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    const raw = await readBody(req);
+    if (path === '/__stub/script' && req.method === 'PUT') {
+      try {
+        this.load(JSON.parse(raw));
+      } catch (error) {
+        return this.sendError(res, 400, 'invalid_script', (error as Error).message);
+      }
+      return sendJson(res, 200, { loaded: true });
+    }
+    if (path === '/__stub/requests' && req.method === 'GET') {
+      return sendJson(res, 200, this.requests);
+    }
+    if (path === '/__stub/requests' && req.method === 'DELETE') {
+      this.requests.length = 0;
+      return sendJson(res, 200, { cleared: true });
+    }
+    if (path !== '/v1/chat/completions' || req.method !== 'POST') {
+      return this.sendError(res, 404, 'not_found', `no route ${req.method} ${path}`);
+    }
+    let body: ChatCompletionRequest;
+    try {
+      body = JSON.parse(raw) as ChatCompletionRequest;
+    } catch {
+      return this.sendError(res, 400, 'invalid_json', 'request body is not JSON');
+    }
+    const role = roleOf(body);
+    this.requests.push({ role, path, body, receivedAt: Date.now() });
+    if (!role) {
+      return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
+    }
+    const reply = this.nextReply(role);
+    if (!reply) {
+      return this.sendError(res, 500, 'stub_exhausted', `stub script has no reply left for role "${role}"`);
+    }
+    if (reply.delay_ms && !(await waitUnlessClosed(reply.delay_ms, res))) return;
+    if (reply.error) {
+      return this.sendError(
+        res,
+        reply.error,
+        'scripted_error',
+        `scripted HTTP ${reply.error} for role "${role}"`,
+      );
+    }
+    const completion = this.buildCompletion(body, reply);
+    if (body.stream) this.stream(res, completion, body.stream_options?.include_usage === true);
+    else sendJson(res, 200, completion);
+  }
+
+  private nextReply(role: string): StubReply | undefined {
+    const replies = this.script.roles[role] ?? [];
+    const cursor = this.cursors.get(role) ?? 0;
+    if (cursor >= replies.length && !(this.script.repeat && replies.length > 0)) return undefined;
+    this.cursors.set(role, cursor + 1);
+    return replies[cursor % replies.length];
+  }
+
+  private buildCompletion(body: ChatCompletionRequest, reply: StubReply) {
+    const toolCalls = (reply.tool_calls ?? []).map((call) => ({
+      id: call.id,
+      type: 'function' as const,
+      function: {
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      },
+    }));
+    const content = reply.content ?? '';
+    const usage = reply.usage ?? {
+      prompt_tokens: approxTokens(JSON.stringify(body.messages ?? [])),
+      completion_tokens: approxTokens(
+        content + (reply.reasoning_content ?? '') + toolCalls.map((c) => c.function.arguments).join(''),
+      ),
+    };
+    this.completionCount += 1;
+    return {
+      id: `chatcmpl-stub-${this.completionCount}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? 'stub',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content,
+            ...(reply.reasoning_content !== undefined ? { reasoning_content: reply.reasoning_content } : {}),
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: reply.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    };
+  }
+
+  private stream(
+    res: ServerResponse,
+    completion: ReturnType<StubLlmServer['buildCompletion']>,
+    includeUsage: boolean,
+  ) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    const [choice] = completion.choices;
+    const base = {
+      id: completion.id,
+      object: 'chat.completion.chunk',
+      created: completion.created,
+      model: completion.model,
+    };
+    const send = (payload: object) => res.write(`data: ${JSON.stringify({ ...base, ...payload })}\n\n`);
+    const delta = (value: object, finish: string | null = null) =>
+      send({ choices: [{ index: 0, delta: value, finish_reason: finish }] });
+    delta({ role: 'assistant', content: '' });
+    if (choice.message.reasoning_content) delta({ reasoning_content: choice.message.reasoning_content });
+    if (choice.message.content) delta({ content: choice.message.content });
+    (choice.message.tool_calls ?? []).forEach((call, index) => {
+      delta({
+        tool_calls: [
+          { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+        ],
+      });
+      delta({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
+    });
+    delta({}, choice.finish_reason);
+    if (includeUsage) send({ choices: [], usage: completion.usage });
+    res.end('data: [DONE]\n\n');
+  }
+
+  private sendError(res: ServerResponse, status: number, code: string, message: string): void {
+    sendJson(res, status, { error: { message, type: code, code } });
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Resolves true after `ms`, or false as soon as the client disconnects. */
+function waitUnlessClosed(ms: number, res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('close', onClose);
+      resolve(true);
+    }, ms);
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    res.once('close', onClose);
+  });
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** One scripted reply of the stub LLM. `arguments` given as a string is sent verbatim (e.g. malformed JSON). */
+export const stubReplySchema = z.strictObject({
+  content: z.string().optional(),
+  reasoning_content: z.string().optional(),
+  tool_calls: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string().min(1),
+        arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+      }),
+    )
+    .optional(),
+  usage: z
+    .strictObject({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) })
+    .optional(),
+  /** Answer with this HTTP status and an OpenAI-style error body instead of a completion. */
+  error: z.number().int().min(400).max(599).optional(),
+  /** Wait this long before answering (the wait ends early if the client goes away). */
+  delay_ms: z.number().int().min(0).max(600_000).optional(),
+  finish_reason: z.string().optional(),
+});
+
+export const stubScriptSchema = z.strictObject({
+  /** role name (the `<!-- role: NAME -->` first line of the system message) -> replies, handed out in order */
+  roles: z.record(z.string().min(1), z.array(stubReplySchema)),
+  /** Start a role's list again when it is used up (the demo); otherwise an exhausted role answers HTTP 500. */
+  repeat: z.boolean().optional(),
+});
+
+export type StubReply = z.infer<typeof stubReplySchema>;
+export type StubScript = z.infer<typeof stubScriptSchema>;
+
+export function parseStubScript(value: unknown): StubScript {
+  const parsed = stubScriptSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(
+      `invalid stub script: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data;
+}
