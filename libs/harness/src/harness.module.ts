@@ -1,11 +1,27 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
+import { TraceModule } from '@app/trace';
 import { harnessConfig } from './config/harness.config';
 import { llmConfig } from './config/llm.config';
 import { redisConfig } from './config/redis.config';
+import { InvocationStore } from './evidence/invocation-store';
+import { ModelGateway } from './model/model-gateway';
 import { RedisHealthIndicator } from './redis/redis.health';
 import { RedisLifecycle, redisProvider } from './redis/redis.provider';
+import { HarnessRetryExecutor } from './retry/harness-retry-executor';
+import { BudgetAudit } from './run/budget-audit';
+import { RunContextFactory } from './run/run-context.factory';
+import { ToolBoundary } from './tools/tool-boundary';
+
+const PUBLIC = [
+  RunContextFactory,
+  ModelGateway,
+  ToolBoundary,
+  InvocationStore,
+  HarnessRetryExecutor,
+  RedisHealthIndicator,
+];
 
 @Module({
   imports: [
@@ -13,8 +29,9 @@ import { RedisLifecycle, redisProvider } from './redis/redis.provider';
     ConfigModule.forFeature(llmConfig),
     ConfigModule.forFeature(redisConfig),
     TerminusModule,
+    TraceModule,
   ],
-  providers: [redisProvider, RedisLifecycle, RedisHealthIndicator],
-  exports: [RedisHealthIndicator],
+  providers: [redisProvider, RedisLifecycle, BudgetAudit, ...PUBLIC],
+  exports: PUBLIC,
 })
 export class HarnessModule {}

@@ -3,6 +3,13 @@ import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { databaseConfig, DatabaseConfig } from './config/database.config';
 import { buildDataSourceOptions } from './database/data-source-options';
+import { TRACE_ENTITIES } from './entities';
+import { AgentStepRepository } from './repositories/agent-step.repository';
+import { RunRepository } from './repositories/run.repository';
+import { TimelineRepository } from './repositories/timeline.repository';
+import { ToolInvocationRepository } from './repositories/tool-invocation.repository';
+
+const REPOSITORIES = [RunRepository, AgentStepRepository, ToolInvocationRepository, TimelineRepository];
 
 @Module({
   imports: [
@@ -15,6 +22,9 @@ import { buildDataSourceOptions } from './database/data-source-options';
         retryAttempts: 0,
       }),
     }),
+    TypeOrmModule.forFeature(TRACE_ENTITIES),
   ],
+  providers: REPOSITORIES,
+  exports: REPOSITORIES,
 })
 export class TraceModule {}

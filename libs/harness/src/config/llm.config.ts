@@ -9,10 +9,18 @@ export class LlmEnv {
 
   @IsString() @MinLength(1) LLM_API_KEY: string = 'stub-key';
   @IsString() @MinLength(1) LLM_MODEL: string = 'deepseek-chat';
+
+  /** Directory of the role prompts (`<role>.md`). */
+  @IsString() @MinLength(1) PROMPTS_DIR: string = 'prompts';
 }
 
 export const llmConfig = registerAs('llm', () => {
   const env = validateEnv(LlmEnv);
-  return { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL };
+  return {
+    baseUrl: env.LLM_BASE_URL,
+    apiKey: env.LLM_API_KEY,
+    model: env.LLM_MODEL,
+    promptsDir: env.PROMPTS_DIR,
+  };
 });
 export type LlmConfig = ConfigType<typeof llmConfig>;

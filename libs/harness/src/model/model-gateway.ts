@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage } from '@langchain/core/messages';
+import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
+import { ChatOpenAI } from '@langchain/openai';
+import { AgentStepRepository } from '@app/trace';
+import { harnessConfig, HarnessConfig } from '../config/harness.config';
+import { llmConfig, LlmConfig } from '../config/llm.config';
+import { failureCode } from '../retry/failure-classification';
+import { BudgetAudit } from '../run/budget-audit';
+import { BudgetExhausted, ModelCallFailed } from '../run/harness-errors';
+import { RunContext } from '../run/run-context';
+import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
+import { PromptLibrary, PromptRole } from './prompt-library';
+import { classifyProviderError } from './provider-errors';
+
+export interface ModelRequest {
+  role: PromptRole;
+  /** Conversation after the role's system prompt, which the gateway adds. */
+  messages: BaseMessage[];
+  tools?: BindToolsInput[];
+  /** Which attempt of a retried operation this is (recorded on the step). */
+  attempt?: number;
+  /** Lower than the configured per-call timeout for this call (e.g. SemanticGuard). */
+  timeoutMs?: number;
+}
+
+/**
+ * The one way to the LLM. Builds the single ChatOpenAI (no SDK retries), and for every call checks the
+ * run's budget and deadline, passes the run's signal with a per-call timeout, records token usage, and
+ * writes the agent_step row and the restricted reasoning-audit row.
+ */
+@Injectable()
+export class ModelGateway {
+  private readonly model: ChatOpenAI;
+  readonly prompts: PromptLibrary;
+
+  constructor(
+    @Inject(llmConfig.KEY) llm: LlmConfig,
+    @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    private readonly steps: AgentStepRepository,
+    private readonly budgetAudit: BudgetAudit,
+  ) {
+    this.model = new ChatOpenAI({
+      model: llm.model,
+      apiKey: llm.apiKey,
+      configuration: { baseURL: llm.baseUrl },
+      maxRetries: 0,
+      streaming: false,
+    });
+    this.prompts = new PromptLibrary(llm.promptsDir);
+  }
+
+  async invoke(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
+    ctx.throwIfStopped();
+    const stepIndex = await this.reserve(ctx);
+    const startedAt = new Date();
+    const timeout = AbortSignal.timeout(
+      Math.max(1, Math.min(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs, ctx.remainingMs())),
+    );
+    const runnable = request.tools?.length ? this.model.bindTools(request.tools) : this.model;
+    const messages = [this.prompts.systemMessage(request.role), ...request.messages];
+    const step = {
+      runId: ctx.runId,
+      stepIndex,
+      role: request.role,
+      attempt: request.attempt ?? 1,
+      startedAt,
+    };
+    let message: AIMessage;
+    try {
+      message = await runnable.invoke(messages, { signal: AbortSignal.any([ctx.signal, timeout]) });
+    } catch (error) {
+      const failure: Error = ctx.signal.aborted
+        ? (ctx.signal.reason as Error)
+        : timeout.aborted
+          ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
+          : classifyProviderError(error);
+      await this.steps.record(
+        {
+          ...step,
+          status: 'ERROR',
+          errorCode: failureCode(failure),
+          finishReason: null,
+          toolCallCount: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          totalTokens: 0,
+          durationMs: Date.now() - startedAt.getTime(),
+        },
+        UNAVAILABLE_AUDIT,
+      );
+      throw failure;
+    }
+    const usage = tokenUsageOf(message);
+    ctx.budget.recordTokens(usage);
+    const finishReason = message.response_metadata?.finish_reason;
+    await this.steps.record(
+      {
+        ...step,
+        status: 'OK',
+        errorCode: null,
+        finishReason: typeof finishReason === 'string' ? finishReason.slice(0, 32) : null,
+        toolCallCount: message.tool_calls?.length ?? 0,
+        ...usage,
+        durationMs: Date.now() - startedAt.getTime(),
+      },
+      reasoningAuditOf(message),
+    );
+    return message;
+  }
+
+  private async reserve(ctx: RunContext): Promise<number> {
+    try {
+      return ctx.budget.reserveModelCall();
+    } catch (error) {
+      if (error instanceof BudgetExhausted) await this.budgetAudit.record(ctx, error);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/** Which configured limit a run hit. Recorded on the run as budget_exhausted_reason. */
+export const BUDGET_LIMITS = [
+  'MODEL_CALLS',
+  'TOOL_CALLS',
+  'TOOL_CALLS_PER_TOOL',
+  'INPUT_TOKENS',
+  'OUTPUT_TOKENS',
+  'TOTAL_TOKENS',
+  'RUN_TIME',
+] as const;
+export type BudgetLimit = (typeof BUDGET_LIMITS)[number];
+
+export class BudgetExhausted extends Error {
+  constructor(readonly limit: BudgetLimit) {
+    super(`run budget exhausted: ${limit}`);
+    this.name = 'BudgetExhausted';
+  }
+}
+
+/** The client went away (or the run was stopped): nothing more may be done or sent for this run. */
+export class RunCancelled extends Error {
+  constructor() {
+    super('run cancelled');
+    this.name = 'RunCancelled';
+  }
+}
+
+/** The run's deadline passed; every model and tool call in flight is aborted. */
+export class RunDeadlineExceeded extends Error {
+  constructor() {
+    super('run deadline exceeded');
+    this.name = 'RunDeadlineExceeded';
+  }
+}
+
+/** Failure classes the retry matrix reasons about (seed §4.2 "重试策略装配"). */
+export const FAILURE_KINDS = [
+  'TIMEOUT',
+  'TRANSPORT',
+  'INVALID_OUTPUT',
+  'NO_EVIDENCE',
+  'CANCELLED',
+  'DEADLINE_EXCEEDED',
+  'BUDGET_EXHAUSTED',
+  'BUSINESS_REJECTION',
+] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** A model call failed; `kind` is safe to record, the provider's message is not kept. */
+export class ModelCallFailed extends Error {
+  constructor(
+    readonly kind: Extract<FailureKind, 'TIMEOUT' | 'TRANSPORT' | 'INVALID_OUTPUT'>,
+    readonly code: string,
+  ) {
+    super(`model call failed: ${code}`);
+    this.name = 'ModelCallFailed';
+  }
+}
+
+/** A model answer that does not fit the role's contract (unparsable, outside an enum, wrong schema). */
+export class InvalidModelOutput extends ModelCallFailed {
+  constructor(code = 'INVALID_MODEL_OUTPUT') {
+    super('INVALID_OUTPUT', code);
+    this.name = 'InvalidModelOutput';
+  }
+}
+
+export function isRunTerminating(
+  error: unknown,
+): error is RunCancelled | RunDeadlineExceeded | BudgetExhausted {
+  return (
+    error instanceof RunCancelled || error instanceof RunDeadlineExceeded || error instanceof BudgetExhausted
+  );
+}

@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { harnessConfig, HarnessConfig } from '../config/harness.config';
+import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
+import { RunContext } from './run-context';
+
+export interface NewRun {
+  sessionId: string;
+  runId: string;
+  /** The client's signal: aborting it cancels the run. */
+  parentSignal?: AbortSignal;
+}
+
+/** Builds RunContexts from the validated Harness configuration. */
+@Injectable()
+export class RunContextFactory {
+  private readonly retryPolicies: HarnessRetryPolicies;
+
+  constructor(@Inject(harnessConfig.KEY) private readonly config: HarnessConfig) {
+    this.retryPolicies = HarnessRetryPolicies.fromConfig(config.retry);
+  }
+
+  start(run: NewRun): RunContext {
+    const agent = this.config.agent;
+    return RunContext.start({
+      ...run,
+      timeoutMs: agent.runTimeoutMs,
+      retryPolicies: this.retryPolicies,
+      limits: {
+        maxModelCalls: agent.maxModelCalls,
+        maxToolCalls: agent.maxToolCalls,
+        maxCallsPerTool: agent.maxCallsPerTool,
+        maxInputTokens: agent.maxInputTokens,
+        maxOutputTokens: agent.maxOutputTokens,
+        maxTotalTokens: agent.maxTotalTokens,
+      },
+    });
+  }
+}

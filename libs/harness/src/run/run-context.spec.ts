@@ -1,0 +1,65 @@
+import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
+import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
+import { RunContext } from './run-context';
+
+const limits = {
+  maxModelCalls: 5,
+  maxToolCalls: 5,
+  maxCallsPerTool: 5,
+  maxInputTokens: 1000,
+  maxOutputTokens: 1000,
+  maxTotalTokens: 2000,
+};
+
+function start(timeoutMs: number, parentSignal?: AbortSignal): RunContext {
+  return RunContext.start({
+    sessionId: 's',
+    runId: 'r',
+    timeoutMs,
+    limits,
+    retryPolicies: HarnessRetryPolicies.defaults(),
+    parentSignal,
+  });
+}
+
+describe('RunContext', () => {
+  it('aborts its signal with RunDeadlineExceeded when the deadline passes', async () => {
+    const ctx = start(30);
+    expect(ctx.deadline - Date.now()).toBeLessThanOrEqual(30);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal.reason).toBeInstanceOf(RunDeadlineExceeded);
+    expect(() => ctx.throwIfStopped()).toThrow(RunDeadlineExceeded);
+  });
+
+  it('is cancelled when the client signal aborts, including before it started', () => {
+    const client = new AbortController();
+    const ctx = start(10_000, client.signal);
+    expect(() => ctx.throwIfStopped()).not.toThrow();
+    client.abort();
+    expect(ctx.signal.reason).toBeInstanceOf(RunCancelled);
+    ctx.close();
+    const early = start(10_000, AbortSignal.abort());
+    expect(early.signal.reason).toBeInstanceOf(RunCancelled);
+    early.close();
+  });
+
+  it('is immutable; withIntent shares signal, deadline and budget', () => {
+    const ctx = start(10_000);
+    const routed = ctx.withIntent('DIAGNOSIS');
+    expect(routed.intent).toBe('DIAGNOSIS');
+    expect(ctx.intent).toBeNull();
+    expect(routed.signal).toBe(ctx.signal);
+    expect(routed.budget).toBe(ctx.budget);
+    expect(routed.deadline).toBe(ctx.deadline);
+    expect(() => Object.assign(ctx, { runId: 'other' })).toThrow(TypeError);
+    ctx.close();
+  });
+
+  it('close() stops the deadline timer', async () => {
+    const ctx = start(20);
+    ctx.close();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(ctx.signal.aborted).toBe(false);
+  });
+});

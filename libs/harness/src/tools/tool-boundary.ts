@@ -1,0 +1,314 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ToolInvocationRepository } from '@app/trace';
+import { harnessConfig, HarnessConfig } from '../config/harness.config';
+import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
+import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
+import { BudgetAudit } from '../run/budget-audit';
+import { BudgetExhausted, RunCancelled, RunDeadlineExceeded } from '../run/harness-errors';
+import { RunContext } from '../run/run-context';
+import { byteLength, fitAgentResult } from './fit-agent-result';
+import { ArgSummary, HarnessToolDefinition, ToolFailure } from './harness-tool-definition';
+import { isValidToolCallId } from './tool-call-id';
+
+/** Stable, safe Tool ERROR codes the agent (and the trace) may see. */
+export const TOOL_ERROR_CODES = [
+  'INVALID_TOOL_CALL_ID',
+  'DUPLICATE_TOOL_CALL_ID',
+  'INVALID_ARGUMENTS',
+  'TOOL_NOT_READ_ONLY',
+  'BUDGET_EXHAUSTED',
+  'TOOL_TIMEOUT',
+  'TOOL_FAILED',
+  'PROJECTION_FAILED',
+  'RESULT_TOO_LARGE',
+  'RUN_EVIDENCE_LIMIT',
+  'EVIDENCE_STORE_UNAVAILABLE',
+  'CANCELLED',
+  'DEADLINE_EXCEEDED',
+] as const;
+
+const SAFE_MESSAGES: Record<string, string> = {
+  INVALID_TOOL_CALL_ID: 'The tool call id is missing or malformed; the call was not run.',
+  DUPLICATE_TOOL_CALL_ID: 'This tool call id was already used in this run; the call was not run.',
+  TOOL_NOT_READ_ONLY: 'This tool is not allowed to run.',
+  BUDGET_EXHAUSTED: 'The tool call budget of this run is used up; conclude with the evidence you have.',
+  TOOL_TIMEOUT: 'The tool did not answer in time.',
+  TOOL_FAILED: 'The tool failed.',
+  PROJECTION_FAILED: 'The tool result could not be prepared.',
+  RESULT_TOO_LARGE: 'The tool result is too large; narrow the query.',
+  RUN_EVIDENCE_LIMIT: 'This run has stored as much evidence as it may; conclude with the evidence you have.',
+  EVIDENCE_STORE_UNAVAILABLE: 'The evidence store is unavailable; this result cannot be used as evidence.',
+  CANCELLED: 'The run was cancelled.',
+  DEADLINE_EXCEEDED: 'The run ran out of time.',
+};
+
+/** What the agent gets back, always a bounded JSON string, plus whether it is an error observation. */
+export interface BoundaryResult {
+  content: string;
+  isError: boolean;
+  agentResult: AgentResult;
+}
+
+class Rejection {
+  constructor(
+    readonly code: string,
+    readonly message: string = SAFE_MESSAGES[code] ?? 'The tool failed.',
+  ) {}
+}
+
+/**
+ * The Harness tool boundary (seed §4.2 "Tool 边界", §6): validates the framework's tool_call_id and
+ * the arguments, enforces read-only and budget, stores the canonical invocation in Redis
+ * (PROJECTING -> READY | ERROR), runs the projector, and returns only the bounded agent_result.
+ * Tool errors become observations; only cancellation and the deadline end the run from here.
+ */
+@Injectable()
+export class ToolBoundary {
+  private readonly logger = new Logger(ToolBoundary.name);
+
+  constructor(
+    private readonly store: InvocationStore,
+    private readonly invocations: ToolInvocationRepository,
+    private readonly budgetAudit: BudgetAudit,
+    @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+  ) {}
+
+  async execute<Args extends Record<string, unknown>, Raw>(
+    ctx: RunContext,
+    tool: HarnessToolDefinition<Args, Raw>,
+    toolCallId: unknown,
+    rawArgs: unknown,
+  ): Promise<BoundaryResult> {
+    ctx.throwIfStopped();
+    const startedAt = new Date();
+    const requestBytes = safeByteLength(rawArgs);
+    let argSummary: ArgSummary | null = null;
+
+    if (!isValidToolCallId(toolCallId)) {
+      const rejection = new Rejection('INVALID_TOOL_CALL_ID');
+      await this.audit(ctx, tool.name, null, startedAt, { requestBytes, rejection });
+      return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', rejection);
+    }
+
+    const record: CanonicalInvocation = {
+      tool_call_id: toolCallId,
+      run_id: ctx.runId,
+      tool_name: tool.name,
+      request: rawArgs,
+      raw_response: null,
+      agent_result: null,
+      status: 'PROJECTING',
+      evidence_status: null,
+      error_code: null,
+      started_at: startedAt.toISOString(),
+      ended_at: null,
+    };
+    const sizes = { requestBytes, rawBytes: 0, agentResultBytes: 0, truncated: false };
+
+    const created = await this.storeOrReject(() => this.store.create(record));
+    if (created instanceof Rejection) {
+      // A refused create wrote nothing: a duplicate id never overwrites the existing record.
+      await this.audit(ctx, tool.name, toolCallId, startedAt, { ...sizes, rejection: created });
+      return errorResult(toolCallId, created);
+    }
+
+    const finishWithError = async (rejection: Rejection, keepRaw = false): Promise<BoundaryResult> => {
+      const failed = errorResult(toolCallId, rejection);
+      const final: CanonicalInvocation = {
+        ...record,
+        raw_response: keepRaw ? record.raw_response : null,
+        agent_result: failed.agentResult,
+        status: 'ERROR',
+        evidence_status: 'ERROR',
+        error_code: rejection.code,
+        ended_at: new Date().toISOString(),
+      };
+      const stored = await this.storeOrReject(() => this.store.update(final));
+      const outcome = stored instanceof Rejection ? stored : rejection;
+      await this.audit(ctx, tool.name, toolCallId, startedAt, { ...sizes, rejection: outcome, argSummary });
+      return outcome === rejection ? failed : errorResult(toolCallId, outcome);
+    };
+
+    if (tool.readOnly !== true) return finishWithError(new Rejection('TOOL_NOT_READ_ONLY'));
+
+    const parsed = tool.schema.safeParse(rawArgs);
+    if (!parsed.success) {
+      const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(arguments)'))];
+      return finishWithError(
+        new Rejection('INVALID_ARGUMENTS', `Invalid arguments: check ${fields.join(', ')}.`),
+      );
+    }
+    const args = parsed.data;
+    argSummary = tool.summarizeArgs(args);
+
+    try {
+      ctx.budget.reserveToolCall(tool.name);
+    } catch (error) {
+      if (!(error instanceof BudgetExhausted)) throw error;
+      await this.budgetAudit.record(ctx, error);
+      return finishWithError(new Rejection('BUDGET_EXHAUSTED'));
+    }
+
+    let raw: Raw;
+    try {
+      raw = await this.run(ctx, tool, args);
+    } catch (error) {
+      if (error instanceof RunCancelled || error instanceof RunDeadlineExceeded) {
+        await finishWithError(
+          new Rejection(error instanceof RunCancelled ? 'CANCELLED' : 'DEADLINE_EXCEEDED'),
+        );
+        throw error;
+      }
+      if (error instanceof ToolFailure) return finishWithError(new Rejection(error.code, error.safeMessage));
+      if (error instanceof ToolTimeout) return finishWithError(new Rejection('TOOL_TIMEOUT'));
+      this.logger.warn(
+        `tool ${tool.name} failed in run ${ctx.runId}: ${error instanceof Error ? error.name : 'unknown'}`,
+      );
+      return finishWithError(new Rejection('TOOL_FAILED'));
+    }
+
+    record.raw_response = raw;
+    sizes.rawBytes = safeByteLength(raw);
+    const rawStored = await this.storeOrReject(() => this.store.update(record));
+    if (rawStored instanceof Rejection) return finishWithError(rawStored);
+
+    let projected: AgentResult | null;
+    let evidenceStatus: 'EVIDENCE_FOUND' | 'NO_EVIDENCE';
+    try {
+      const projection = tool.project(raw, args);
+      evidenceStatus = projection.evidenceStatus;
+      projected = fitAgentResult(
+        {
+          evidence_status: evidenceStatus,
+          tool_call_id: toolCallId,
+          ...projection.result,
+          truncated: projection.truncated,
+        },
+        this.config.evidence.maxAgentResultBytes,
+        tool.countedList,
+      );
+    } catch {
+      return finishWithError(new Rejection('PROJECTION_FAILED'), true);
+    }
+    if (projected === null) return finishWithError(new Rejection('RESULT_TOO_LARGE'), true);
+
+    sizes.agentResultBytes = byteLength(projected);
+    sizes.truncated = projected.truncated;
+    const ready: CanonicalInvocation = {
+      ...record,
+      agent_result: projected,
+      status: 'READY',
+      evidence_status: evidenceStatus,
+      ended_at: new Date().toISOString(),
+    };
+    const readyStored = await this.storeOrReject(() => this.store.update(ready));
+    if (readyStored instanceof Rejection) return finishWithError(readyStored);
+    await this.invocations.record({
+      runId: ctx.runId,
+      toolCallId,
+      toolName: tool.name,
+      status: 'READY',
+      evidenceStatus,
+      errorCode: null,
+      argSummary,
+      ...sizes,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+    });
+    return { content: JSON.stringify(projected), isError: false, agentResult: projected };
+  }
+
+  /** Runs the tool under the run's signal and a per-call timeout; a tool that ignores the signal is left behind. */
+  private async run<Args extends Record<string, unknown>, Raw>(
+    ctx: RunContext,
+    tool: HarnessToolDefinition<Args, Raw>,
+    args: Args,
+  ): Promise<Raw> {
+    const timeout = AbortSignal.timeout(
+      Math.max(1, Math.min(this.config.agent.toolCallTimeoutMs, ctx.remainingMs())),
+    );
+    const signal = AbortSignal.any([ctx.signal, timeout]);
+    const stopped = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(ctx.signal.aborted ? ctx.signal.reason : new ToolTimeout());
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    stopped.catch(() => undefined);
+    return Promise.race([tool.execute(args, signal, ctx), stopped]);
+  }
+
+  private async storeOrReject(write: () => Promise<StoreOutcome>): Promise<StoreOutcome | Rejection> {
+    let outcome: StoreOutcome;
+    try {
+      outcome = await write();
+    } catch (error) {
+      if (error instanceof EvidenceStoreUnavailable) return new Rejection('EVIDENCE_STORE_UNAVAILABLE');
+      throw error;
+    }
+    switch (outcome) {
+      case 'OK':
+        return outcome;
+      case 'DUPLICATE':
+        return new Rejection('DUPLICATE_TOOL_CALL_ID');
+      case 'RECORD_TOO_LARGE':
+        return new Rejection('RESULT_TOO_LARGE');
+      case 'RUN_LIMIT':
+        return new Rejection('RUN_EVIDENCE_LIMIT');
+      case 'MISSING':
+        // The record vanished (expired or flushed) between writes: it can no longer be evidence.
+        return new Rejection('EVIDENCE_STORE_UNAVAILABLE');
+    }
+  }
+
+  private async audit(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: string | null,
+    startedAt: Date,
+    details: {
+      requestBytes: number;
+      rawBytes?: number;
+      agentResultBytes?: number;
+      truncated?: boolean;
+      rejection: Rejection;
+      argSummary?: ArgSummary | null;
+    },
+  ): Promise<void> {
+    await this.invocations.record({
+      runId: ctx.runId,
+      toolCallId,
+      toolName,
+      status: 'ERROR',
+      evidenceStatus: 'ERROR',
+      errorCode: details.rejection.code,
+      argSummary: details.argSummary ?? null,
+      requestBytes: details.requestBytes,
+      rawBytes: details.rawBytes ?? 0,
+      agentResultBytes: details.agentResultBytes ?? 0,
+      truncated: details.truncated ?? false,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+    });
+  }
+}
+
+class ToolTimeout extends Error {}
+
+function errorResult(toolCallId: string, rejection: Rejection): BoundaryResult {
+  const agentResult: AgentResult = {
+    evidence_status: 'ERROR',
+    tool_call_id: toolCallId,
+    error_code: rejection.code,
+    message: rejection.message,
+    truncated: false,
+  };
+  return { content: JSON.stringify(agentResult), isError: true, agentResult };
+}
+
+function safeByteLength(value: unknown): number {
+  try {
+    return byteLength(value ?? null);
+  } catch {
+    return 0;
+  }
+}

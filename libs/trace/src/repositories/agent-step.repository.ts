@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AgentReasoningAuditEntity, ContentSource } from '../entities/agent-reasoning-audit.entity';
+import { AgentStepEntity } from '../entities/agent-step.entity';
+
+export interface ModelStepRecord {
+  runId: string;
+  stepIndex: number;
+  role: string;
+  attempt: number;
+  status: 'OK' | 'ERROR';
+  errorCode: string | null;
+  finishReason: string | null;
+  toolCallCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  startedAt: Date;
+  durationMs: number;
+}
+
+export interface ReasoningAuditRecord {
+  contentSource: ContentSource;
+  reasoningContent: string | null;
+  assistantText: string | null;
+}
+
+/** One model step: bounded metadata in agent_step and the restricted text in agent_reasoning_audit, together. */
+@Injectable()
+export class AgentStepRepository {
+  constructor(
+    @InjectRepository(AgentStepEntity) private readonly steps: Repository<AgentStepEntity>,
+    @InjectRepository(AgentReasoningAuditEntity)
+    private readonly audits: Repository<AgentReasoningAuditEntity>,
+  ) {}
+
+  async record(step: ModelStepRecord, audit: ReasoningAuditRecord): Promise<void> {
+    await this.steps.manager.transaction(async (manager) => {
+      await manager.insert(AgentStepEntity, step);
+      await manager.insert(AgentReasoningAuditEntity, {
+        runId: step.runId,
+        stepIndex: step.stepIndex,
+        role: step.role,
+        ...audit,
+      });
+    });
+  }
+
+  listSteps(runId: string): Promise<AgentStepEntity[]> {
+    return this.steps.find({ where: { runId }, order: { stepIndex: 'ASC' } });
+  }
+
+  listReasoning(runId: string): Promise<AgentReasoningAuditEntity[]> {
+    return this.audits.find({ where: { runId }, order: { stepIndex: 'ASC' } });
+  }
+}
