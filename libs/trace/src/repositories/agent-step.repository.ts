@@ -37,13 +37,20 @@ export class AgentStepRepository {
 
   async record(step: ModelStepRecord, audit: ReasoningAuditRecord): Promise<void> {
     await this.steps.manager.transaction(async (manager) => {
-      await manager.insert(AgentStepEntity, step);
-      await manager.insert(AgentReasoningAuditEntity, {
-        runId: step.runId,
-        stepIndex: step.stepIndex,
-        role: step.role,
-        ...audit,
-      });
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(AgentStepEntity)
+        .values(step)
+        .updateEntity(false)
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(AgentReasoningAuditEntity)
+        .values({ runId: step.runId, stepIndex: step.stepIndex, role: step.role, ...audit })
+        .updateEntity(false)
+        .execute();
     });
   }
 

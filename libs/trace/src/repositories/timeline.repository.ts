@@ -29,7 +29,12 @@ export class TimelineRepository {
     eventType: string,
     details?: TraceDetails,
   ): Promise<void> {
-    await this.events.insert({ runId, phase, eventType, details: boundDetails(details) });
+    await this.events
+      .createQueryBuilder()
+      .insert()
+      .values({ runId, phase, eventType, details: boundDetails(details) })
+      .updateEntity(false)
+      .execute();
   }
 
   listForRun(runId: string): Promise<DiagnosisTraceEventEntity[]> {

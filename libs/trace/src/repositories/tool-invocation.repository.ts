@@ -12,7 +12,7 @@ export class ToolInvocationRepository {
   ) {}
 
   async record(invocation: ToolInvocationRecord): Promise<void> {
-    await this.invocations.insert(invocation);
+    await this.invocations.createQueryBuilder().insert().values(invocation).updateEntity(false).execute();
   }
 
   listForRun(runId: string): Promise<ToolInvocationEntity[]> {

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import {
+  harnessConfig,
+  HarnessRetryPolicies,
+  llmConfig,
+  loadHarnessConfig,
+  redisConfig,
+  RunContext,
+} from '@app/harness';
+import { RunRepository } from '@app/trace';
+import { AppModule } from '../../apps/server/src/app.module';
+import { StubLlmServer } from './stub-llm/stub-llm-server';
+
+export interface HarnessFixture {
+  app: INestApplication;
+  stub: StubLlmServer;
+  close(): Promise<void>;
+}
+
+/**
+ * The real application module (MySQL, Redis, config) with the Harness limits replaced for a test and
+ * the LLM pointed at a fresh stub server.
+ */
+export async function createHarnessFixture(
+  harnessEnv: Record<string, string> = {},
+  redisOverrides: Partial<ReturnType<typeof redisConfig>> = {},
+): Promise<HarnessFixture> {
+  const stub = new StubLlmServer();
+  const baseUrl = await stub.start();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(redisConfig.KEY)
+    .useValue({ ...redisConfig(), ...redisOverrides })
+    .overrideProvider(harnessConfig.KEY)
+    .useValue(loadHarnessConfig({ ...process.env, ...harnessEnv }))
+    .overrideProvider(llmConfig.KEY)
+    .useValue({ baseUrl, apiKey: 'stub-key', model: 'deepseek-chat', promptsDir: 'prompts' })
+    .compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.init();
+  return {
+    app,
+    stub,
+    close: async () => {
+      await app.close();
+      await stub.stop();
+    },
+  };
+}
+
+export interface TestRunOptions {
+  timeoutMs?: number;
+  limits?: Partial<Parameters<typeof RunContext.start>[0]['limits']>;
+  parentSignal?: AbortSignal;
+}
+
+/** A persisted run (session + diagnosis_run rows) and its RunContext. */
+export async function startTestRun(
+  fixture: HarnessFixture,
+  options: TestRunOptions = {},
+): Promise<RunContext> {
+  const sessionId = `s-${randomUUID()}`;
+  const runId = `r-${randomUUID()}`;
+  await fixture.app.get(RunRepository).startRun({ sessionId, runId, query: 'order-123 payment times out' });
+  return RunContext.start({
+    sessionId,
+    runId,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retryPolicies: HarnessRetryPolicies.defaults(),
+    parentSignal: options.parentSignal,
+    limits: {
+      maxModelCalls: 10,
+      maxToolCalls: 10,
+      maxCallsPerTool: 10,
+      maxInputTokens: 1_000_000,
+      maxOutputTokens: 1_000_000,
+      maxTotalTokens: 2_000_000,
+      ...options.limits,
+    },
+  });
+}
