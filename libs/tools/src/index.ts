@@ -7,3 +7,5 @@ export {
   parseMysqlToolsConfig,
 } from './mysql/mysql-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
+export { checkSql, MAX_SQL_LENGTH, SQL_REJECTION_CODES } from './mysql/sql-policy';
+export type { SqlPolicyResult, SqlRejectionCode } from './mysql/sql-policy';

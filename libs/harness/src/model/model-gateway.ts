@@ -55,9 +55,8 @@ export class ModelGateway {
     ctx.throwIfStopped();
     const stepIndex = await this.reserve(ctx);
     const startedAt = new Date();
-    const timeout = AbortSignal.timeout(
-      Math.max(1, Math.min(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs, ctx.remainingMs())),
-    );
+    // The run deadline arrives through ctx.signal; this timeout is the call's own.
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs);
     const runnable = request.tools?.length ? this.model.bindTools(request.tools) : this.model;
     const messages = [this.prompts.systemMessage(request.role), ...request.messages];
     const step = {

@@ -71,11 +71,17 @@ function parseUrl(raw: string, path: string): { host: string; port: number; data
   return { host: url.hostname, port: Number(url.port || 3306), database: url.pathname.replace(/^\//, '') };
 }
 
+export interface ParseOptions {
+  /** false for tools that only check SQL (sql-check): credentials are then left empty and need not be set. */
+  resolveSecrets?: boolean;
+}
+
 /** Parses the allowlist file (seed §9.1 keys); `${ENV}` references are resolved from `env`. */
 export function parseMysqlToolsConfig(
   text: string,
   origin: string,
   env: Record<string, string | undefined> = process.env,
+  { resolveSecrets = true }: ParseOptions = {},
 ): MysqlDataSourceConfig[] {
   let document: unknown;
   try {
@@ -93,9 +99,12 @@ export function parseMysqlToolsConfig(
   }
   return Object.entries(parsed.data.harness['mysql-tools']['data-sources']).map(([id, source]) => {
     const path = `${origin}: harness.mysql-tools.data-sources.${id}`;
-    const rawUrl = /^\$\{[A-Z_][A-Z0-9_]*\}$/.test(source.url)
-      ? resolveEnv(source.url, `${path}.url`, env)
-      : source.url;
+    const isReference = /^\$\{[A-Z_][A-Z0-9_]*\}$/.test(source.url);
+    const rawUrl = !isReference
+      ? source.url
+      : resolveSecrets
+        ? resolveEnv(source.url, `${path}.url`, env)
+        : 'mysql://unresolved';
     const schemas = new Map(
       Object.entries(source['allowed-schemas']).map(([schema, { tables }]) => [
         schema,
@@ -105,8 +114,8 @@ export function parseMysqlToolsConfig(
     return {
       id,
       ...parseUrl(rawUrl, `${path}.url`),
-      username: resolveEnv(source.username, `${path}.username`, env),
-      password: resolveEnv(source.password, `${path}.password`, env),
+      username: resolveSecrets ? resolveEnv(source.username, `${path}.username`, env) : '',
+      password: resolveSecrets ? resolveEnv(source.password, `${path}.password`, env) : '',
       defaultSchema: source['default-schema'],
       schemas,
       functions: new Set(
@@ -119,12 +128,15 @@ export function parseMysqlToolsConfig(
 export function loadMysqlToolsConfig(
   file: string,
   env: Record<string, string | undefined> = process.env,
+  options: ParseOptions = {},
 ): MysqlDataSourceConfig[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new ConfigValidationError([`MYSQL_TOOLS_CONFIG: cannot read ${file}`]);
+    throw new ConfigValidationError([
+      `cannot read the allowlist file ${file} (MYSQL_TOOLS_CONFIG or --config)`,
+    ]);
   }
-  return parseMysqlToolsConfig(text, file, env);
+  return parseMysqlToolsConfig(text, file, env, options);
 }

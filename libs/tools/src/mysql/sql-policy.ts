@@ -1,0 +1,501 @@
+import { Parser } from 'node-sql-parser';
+import type { MysqlDataSourceConfig } from './mysql-tools-config';
+
+/** Stable rejection codes of the read-only SQL policy; each comes with a safe message the agent can act on. */
+export const SQL_REJECTION_CODES = [
+  'SQL_EMPTY',
+  'SQL_TOO_LONG',
+  'COMMENT_NOT_ALLOWED',
+  'EXECUTABLE_COMMENT',
+  'VARIABLE_NOT_ALLOWED',
+  'PARSE_ERROR',
+  'MULTIPLE_STATEMENTS',
+  'WRITE_NOT_ALLOWED',
+  'METADATA_NOT_ALLOWED',
+  'CALL_NOT_ALLOWED',
+  'NOT_A_SELECT',
+  'CTE_NOT_ALLOWED',
+  'UNION_NOT_ALLOWED',
+  'SUBQUERY_NOT_ALLOWED',
+  'WINDOW_NOT_ALLOWED',
+  'INTO_NOT_ALLOWED',
+  'LOCKING_NOT_ALLOWED',
+  'STAR_NOT_ALLOWED',
+  'JOIN_NOT_ALLOWED',
+  'SCHEMA_NOT_ALLOWED',
+  'TABLE_NOT_ALLOWED',
+  'COLUMN_NOT_ALLOWED',
+  'AMBIGUOUS_COLUMN',
+  'FUNCTION_NOT_ALLOWED',
+  'OPERATOR_NOT_ALLOWED',
+  'PLACEHOLDER_MISMATCH',
+  'LIMIT_NOT_LITERAL',
+  'UNSUPPORTED_SYNTAX',
+] as const;
+export type SqlRejectionCode = (typeof SQL_REJECTION_CODES)[number];
+
+export type SqlPolicyResult =
+  | { allowed: true; normalizedSql: string; placeholders: number }
+  | { allowed: false; code: SqlRejectionCode; message: string };
+
+export const MAX_SQL_LENGTH = 8000;
+
+const WRITE_TYPES = new Set([
+  'insert',
+  'replace',
+  'update',
+  'delete',
+  'create',
+  'alter',
+  'drop',
+  'truncate',
+  'rename',
+  'grant',
+  'revoke',
+  'load_data',
+  'lock',
+  'unlock',
+]);
+const METADATA_TYPES = new Set(['show', 'desc', 'describe', 'explain', 'use']);
+const SYSTEM_SCHEMAS = new Set(['information_schema', 'mysql', 'performance_schema', 'sys']);
+const JOINS = new Set(['INNER JOIN', 'JOIN', 'LEFT JOIN', 'LEFT OUTER JOIN']);
+const BINARY_OPERATORS = new Set([
+  '=',
+  '!=',
+  '<>',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  'AND',
+  'OR',
+  'IN',
+  'NOT IN',
+  'BETWEEN',
+  'NOT BETWEEN',
+  'LIKE',
+  'NOT LIKE',
+  'IS',
+  'IS NOT',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+]);
+const UNARY_OPERATORS = new Set(['NOT', '-', '+']);
+const LITERALS = new Set([
+  'number',
+  'single_quote_string',
+  'double_quote_string',
+  'string',
+  'bool',
+  'boolean',
+  'null',
+  'hex_string',
+  'full_hex_string',
+  'bit_string',
+]);
+/** Top-level SELECT keys the policy understands; any other non-empty key is unsupported syntax. */
+const SELECT_KEYS = new Set([
+  'with',
+  'type',
+  'options',
+  'distinct',
+  'columns',
+  'into',
+  'from',
+  'where',
+  'groupby',
+  'having',
+  'orderby',
+  'limit',
+  'locking_read',
+  'window',
+  'collate',
+  '_next',
+  'set_op',
+]);
+
+class Rejection extends Error {
+  constructor(
+    readonly code: SqlRejectionCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const reject = (code: SqlRejectionCode, message: string): never => {
+  throw new Rejection(code, message);
+};
+
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Scans the raw text outside quoted strings and identifiers. Comments are refused outright: the parser
+ * drops them, and MySQL executes `/*! ... *\/` bodies. Session and user variables are refused too.
+ */
+function checkLexically(sql: string): void {
+  let quote: string | null = null;
+  for (let i = 0; i < sql.length; i += 1) {
+    const char = sql[i];
+    if (quote) {
+      if (char === '\\' && quote !== '`') i += 1;
+      else if (char === quote) {
+        if (sql[i + 1] === quote) i += 1;
+        else quote = null;
+      }
+      continue;
+    }
+    if (char === "'" || char === '"' || char === '`') quote = char;
+    else if (char === '/' && sql[i + 1] === '*') {
+      const body = sql.slice(i + 2, i + 4);
+      if (body.startsWith('!') || body.startsWith('M!'))
+        reject('EXECUTABLE_COMMENT', 'MySQL executable comments (/*! ... */) are not allowed.');
+      reject('COMMENT_NOT_ALLOWED', 'Comments are not allowed in SQL; remove them.');
+    } else if (char === '#' || (char === '-' && sql[i + 1] === '-')) {
+      reject('COMMENT_NOT_ALLOWED', 'Comments are not allowed in SQL; remove them.');
+    } else if (char === '@') {
+      reject('VARIABLE_NOT_ALLOWED', 'User and system variables (@x, @@x) are not allowed.');
+    }
+  }
+  if (quote) reject('PARSE_ERROR', 'The SQL has an unterminated quoted string or identifier.');
+}
+
+interface ScopeTable {
+  alias: string;
+  schema: string;
+  table: string;
+  columns: ReadonlySet<string>;
+}
+
+type Clause = 'select' | 'where' | 'join' | 'group' | 'having' | 'order';
+
+function identifier(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (isNode(value) && typeof value.value === 'string') return value.value;
+  if (isNode(value) && isNode(value.expr) && typeof value.expr.value === 'string') return value.expr.value;
+  return null;
+}
+
+function functionName(node: Node): string {
+  const name = node.name;
+  if (isNode(name) && Array.isArray(name.name)) {
+    if (name.name.length !== 1 || (isNode(name) && name.schema))
+      reject('FUNCTION_NOT_ALLOWED', 'Qualified function names are not allowed.');
+    const part = name.name[0] as Node;
+    return String(part.value ?? '').toUpperCase();
+  }
+  return String(name ?? '').toUpperCase();
+}
+
+/** Walks one parsed SELECT against the data source allowlist, counting `?` placeholders. */
+class SelectChecker {
+  placeholders = 0;
+  private readonly scope: ScopeTable[] = [];
+  private readonly selectAliases = new Set<string>();
+
+  constructor(private readonly source: MysqlDataSourceConfig) {}
+
+  check(ast: Node): void {
+    if (ast.with) reject('CTE_NOT_ALLOWED', 'WITH (common table expressions) is not allowed.');
+    if (ast._next || ast.set_op)
+      reject('UNION_NOT_ALLOWED', 'UNION and other set operations are not allowed.');
+    for (const [key, value] of Object.entries(ast)) {
+      if (!SELECT_KEYS.has(key) && value !== null && value !== undefined)
+        reject('UNSUPPORTED_SYNTAX', `Unsupported SQL clause (${key}).`);
+    }
+    if (isNode(ast.into) && ast.into.position) reject('INTO_NOT_ALLOWED', 'SELECT ... INTO is not allowed.');
+    if (ast.locking_read) reject('LOCKING_NOT_ALLOWED', 'FOR UPDATE / LOCK IN SHARE MODE are not allowed.');
+    if (ast.window) reject('WINDOW_NOT_ALLOWED', 'Window functions are not allowed.');
+    if (ast.options)
+      reject('UNSUPPORTED_SYNTAX', 'SELECT modifiers (e.g. SQL_CALC_FOUND_ROWS) are not allowed.');
+    if (ast.collate) reject('UNSUPPORTED_SYNTAX', 'COLLATE is not allowed.');
+    if (ast.distinct !== null && ast.distinct !== undefined && ast.distinct !== 'DISTINCT')
+      reject('UNSUPPORTED_SYNTAX', 'Unsupported DISTINCT form.');
+
+    this.resolveFrom(ast.from);
+    const columns = Array.isArray(ast.columns)
+      ? ast.columns
+      : reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
+    for (const column of columns) {
+      if (!isNode(column)) reject('UNSUPPORTED_SYNTAX', 'Unsupported select list item.');
+      const alias = identifier(column.as);
+      if (alias) this.selectAliases.add(alias);
+    }
+    for (const column of columns as Node[]) this.expression(column.expr, 'select');
+    for (const item of (ast.from as Node[]).slice(1)) this.expression(item.on, 'join');
+    if (ast.where) this.expression(ast.where, 'where');
+    if (ast.groupby) {
+      const group = ast.groupby as Node;
+      if (Array.isArray(group.modifiers) && group.modifiers.some((modifier) => modifier))
+        reject('UNSUPPORTED_SYNTAX', 'GROUP BY modifiers (WITH ROLLUP) are not allowed.');
+      for (const column of (group.columns as unknown[]) ?? []) this.expression(column, 'group');
+    }
+    if (ast.having) this.expression(ast.having, 'having');
+    for (const order of (ast.orderby as Node[] | null) ?? []) this.expression(order.expr, 'order');
+  }
+
+  private resolveFrom(from: unknown): void {
+    if (!Array.isArray(from) || from.length === 0)
+      reject('TABLE_NOT_ALLOWED', 'A FROM clause with an allowlisted table is required.');
+    (from as unknown[]).forEach((item, index) => {
+      if (!isNode(item)) return reject('UNSUPPORTED_SYNTAX', 'Unsupported FROM item.');
+      if (item.expr || !item.table)
+        reject('SUBQUERY_NOT_ALLOWED', 'Subqueries and derived tables are not allowed.');
+      if (index > 0) {
+        if (!item.join)
+          reject('JOIN_NOT_ALLOWED', 'Comma joins are not allowed; use INNER JOIN or LEFT JOIN with ON.');
+        if (!JOINS.has(String(item.join)))
+          reject('JOIN_NOT_ALLOWED', `${String(item.join)} is not allowed; use INNER JOIN or LEFT JOIN.`);
+        if (!item.on || item.using)
+          reject('JOIN_NOT_ALLOWED', 'Joins need an ON condition (USING is not allowed).');
+      } else if (item.join || item.on) {
+        reject('UNSUPPORTED_SYNTAX', 'Unsupported FROM clause.');
+      }
+      for (const key of Object.keys(item)) {
+        if (!['db', 'table', 'as', 'join', 'on', 'using'].includes(key) && item[key])
+          reject('UNSUPPORTED_SYNTAX', 'Unsupported table reference (index hints, partitions, ...).');
+      }
+      const table = identifier(item.table)!;
+      const schema = identifier(item.db) ?? this.source.defaultSchema;
+      if (SYSTEM_SCHEMAS.has(schema.toLowerCase()))
+        reject('METADATA_NOT_ALLOWED', 'System schemas (information_schema, mysql, ...) are not allowed.');
+      const allowedTables =
+        this.source.schemas.get(schema) ??
+        reject('SCHEMA_NOT_ALLOWED', `Schema ${schema} is not allowlisted for this data source.`);
+      const allowed =
+        allowedTables.get(table) ??
+        reject('TABLE_NOT_ALLOWED', `Table ${schema}.${table} is not allowlisted.`);
+      const alias = identifier(item.as) ?? table;
+      if (this.scope.some((entry) => entry.alias === alias))
+        reject('AMBIGUOUS_COLUMN', `Table alias ${alias} is used twice.`);
+      this.scope.push({ alias, schema, table, columns: allowed.columns });
+    });
+  }
+
+  private expression(value: unknown, clause: Clause): void {
+    if (Array.isArray(value)) return value.forEach((item) => this.expression(item, clause));
+    if (!isNode(value)) return reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
+    if ('ast' in value || value.type === 'select')
+      reject('SUBQUERY_NOT_ALLOWED', 'Subqueries are not allowed.');
+    if (value.over) reject('WINDOW_NOT_ALLOWED', 'Window functions are not allowed.');
+    const type = String(value.type);
+    if (LITERALS.has(type)) return;
+    switch (type) {
+      case 'origin':
+        if (value.value !== '?') reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
+        this.placeholders += 1;
+        return;
+      case 'param':
+      case 'var':
+        return reject(
+          'VARIABLE_NOT_ALLOWED',
+          'Only ? placeholders are allowed; no named parameters or variables.',
+        );
+      case 'column_ref':
+        return this.column(value, clause);
+      case 'star':
+        return reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
+      case 'aggr_func': {
+        this.allowFunction(String(value.name).toUpperCase());
+        const args = isNode(value.args) ? value.args : reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate.');
+        for (const key of Object.keys(args)) {
+          if (!['expr', 'distinct'].includes(key) && args[key])
+            reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate options.');
+        }
+        if (isNode(args.expr) && args.expr.type === 'star') {
+          if (String(value.name).toUpperCase() !== 'COUNT')
+            reject('STAR_NOT_ALLOWED', 'Only COUNT(*) may use *.');
+          return;
+        }
+        return this.expression(args.expr, clause);
+      }
+      case 'function': {
+        const name = functionName(value);
+        const args = value.args;
+        if (args !== null && args !== undefined) {
+          if (!isNode(args) || args.type !== 'expr_list')
+            return reject('UNSUPPORTED_SYNTAX', 'Unsupported function arguments.');
+          // Arguments first, so EXISTS (SELECT ...) is reported as the subquery it is.
+          this.expression(args.value, clause);
+        }
+        // The parser reads `NOT (expr)` as a call of NOT: it is the operator, not a function.
+        if (!(name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1))
+          this.allowFunction(name);
+        return;
+      }
+      case 'expr_list':
+        return this.expression(value.value ?? [], clause);
+      case 'binary_expr':
+        if (!BINARY_OPERATORS.has(String(value.operator).toUpperCase()))
+          reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
+        this.expression(value.left, clause);
+        return this.expression(value.right, clause);
+      case 'unary_expr':
+        if (!UNARY_OPERATORS.has(String(value.operator).toUpperCase()))
+          reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
+        return this.expression(value.expr, clause);
+      case 'case':
+        if (value.expr) this.expression(value.expr, clause);
+        for (const branch of (value.args as Node[]) ?? []) {
+          if (branch.type === 'when') this.expression(branch.cond, clause);
+          else if (branch.type !== 'else') reject('UNSUPPORTED_SYNTAX', 'Unsupported CASE branch.');
+          this.expression(branch.result, clause);
+        }
+        return;
+      case 'interval':
+        return this.expression(value.expr, clause);
+      default:
+        return reject('UNSUPPORTED_SYNTAX', `Unsupported SQL expression (${type}).`);
+    }
+  }
+
+  private allowFunction(name: string): void {
+    if (!this.source.functions.has(name)) reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
+  }
+
+  private column(node: Node, clause: Clause): void {
+    if (node.collate) reject('UNSUPPORTED_SYNTAX', 'COLLATE is not allowed.');
+    const column = identifier(node.column);
+    if (!column) return reject('UNSUPPORTED_SYNTAX', 'Unsupported column reference.');
+    if (column === '*') reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * and t.* are not allowed.');
+    const qualifier = identifier(node.table);
+    const schema = identifier(node.db ?? node.schema);
+    if (qualifier) {
+      const entry =
+        this.scope.find(
+          (candidate) => candidate.alias === qualifier && (!schema || candidate.schema === schema),
+        ) ??
+        reject('TABLE_NOT_ALLOWED', `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}.`);
+      if (!entry.columns.has(column))
+        reject('COLUMN_NOT_ALLOWED', `Column ${entry.table}.${column} is not allowlisted.`);
+      return;
+    }
+    const owners = this.scope.filter((entry) => entry.columns.has(column));
+    if (owners.length === 1) return;
+    if (owners.length > 1)
+      reject('AMBIGUOUS_COLUMN', `Column ${column} is ambiguous; qualify it with a table alias.`);
+    if ((clause === 'group' || clause === 'having' || clause === 'order') && this.selectAliases.has(column))
+      return;
+    reject('COLUMN_NOT_ALLOWED', `Column ${column} is not allowlisted for the tables in this query.`);
+  }
+}
+
+function statementType(ast: Node): string {
+  return String(ast.type ?? '').toLowerCase();
+}
+
+function limitValue(node: unknown): number {
+  if (
+    !isNode(node) ||
+    node.type !== 'number' ||
+    !Number.isInteger(node.value) ||
+    (node.value as number) < 0
+  ) {
+    return reject('LIMIT_NOT_LITERAL', 'LIMIT and OFFSET must be non-negative integer literals.');
+  }
+  return node.value as number;
+}
+
+/** Injects LIMIT maxRows, or lowers a larger one, keeping any offset. */
+function capLimit(ast: Node, maxRows: number): void {
+  const limit = isNode(ast.limit) ? ast.limit : null;
+  const values = limit && Array.isArray(limit.value) ? (limit.value as unknown[]) : [];
+  const number = (value: number) => ({ type: 'number', value });
+  if (values.length === 0) {
+    ast.limit = { seperator: '', value: [number(maxRows)] };
+    return;
+  }
+  const separator = String(limit!.seperator ?? '');
+  if (values.length === 1 && separator === '') {
+    ast.limit = { seperator: '', value: [number(Math.min(limitValue(values[0]), maxRows))] };
+  } else if (values.length === 2 && separator === ',') {
+    ast.limit = {
+      seperator: ',',
+      value: [number(limitValue(values[0])), number(Math.min(limitValue(values[1]), maxRows))],
+    };
+  } else if (values.length === 2 && separator.toLowerCase() === 'offset') {
+    ast.limit = {
+      seperator: 'offset',
+      value: [number(Math.min(limitValue(values[0]), maxRows)), number(limitValue(values[1]))],
+    };
+  } else {
+    reject('LIMIT_NOT_LITERAL', 'Unsupported LIMIT form.');
+  }
+}
+
+const parser = new Parser();
+const DIALECT = { database: 'MySQL' };
+
+function checkOnce(
+  sql: string,
+  paramCount: number,
+  source: MysqlDataSourceConfig,
+  maxRows: number,
+): { normalizedSql: string; placeholders: number } {
+  if (sql.trim() === '') reject('SQL_EMPTY', 'The SQL is empty.');
+  if (sql.length > MAX_SQL_LENGTH)
+    reject('SQL_TOO_LONG', `The SQL is longer than ${MAX_SQL_LENGTH} characters.`);
+  checkLexically(sql);
+  let parsed: unknown;
+  try {
+    parsed = parser.astify(sql, DIALECT);
+  } catch {
+    reject('PARSE_ERROR', 'The SQL could not be parsed as a single MySQL SELECT; simplify it.');
+  }
+  const statements = Array.isArray(parsed) ? parsed : [parsed];
+  if (statements.length !== 1)
+    reject(
+      statements.length === 0 ? 'SQL_EMPTY' : 'MULTIPLE_STATEMENTS',
+      'Exactly one statement is allowed.',
+    );
+  const ast = statements[0] as Node;
+  const type = statementType(ast);
+  if (WRITE_TYPES.has(type)) reject('WRITE_NOT_ALLOWED', 'Only read-only SELECT statements are allowed.');
+  if (METADATA_TYPES.has(type))
+    reject('METADATA_NOT_ALLOWED', 'Metadata statements (SHOW, DESCRIBE, EXPLAIN) are not allowed.');
+  if (type === 'call') reject('CALL_NOT_ALLOWED', 'CALL is not allowed.');
+  if (type !== 'select') reject('NOT_A_SELECT', 'Only a single SELECT statement is allowed.');
+  const checker = new SelectChecker(source);
+  checker.check(ast);
+  capLimit(ast, maxRows);
+  if (checker.placeholders !== paramCount) {
+    reject(
+      'PLACEHOLDER_MISMATCH',
+      `The SQL has ${checker.placeholders} ? placeholder(s) but ${paramCount} param(s) were given.`,
+    );
+  }
+  return { normalizedSql: parser.sqlify(ast as never, DIALECT), placeholders: checker.placeholders };
+}
+
+/**
+ * The read-only SQL policy of query_mysql (seed §9.2–9.3), on the AST and fail-closed. What runs is the
+ * regenerated SQL, never the original text; a statement whose regenerated form does not check out to
+ * itself again is something the parser cannot fully represent, and is refused.
+ */
+export function checkSql(
+  sql: string,
+  paramCount: number,
+  source: MysqlDataSourceConfig,
+  maxRows: number,
+): SqlPolicyResult {
+  try {
+    const first = checkOnce(sql, paramCount, source, maxRows);
+    const second = checkOnce(first.normalizedSql, paramCount, source, maxRows);
+    if (second.normalizedSql !== first.normalizedSql) {
+      reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
+    }
+    return { allowed: true, ...first };
+  } catch (error) {
+    if (error instanceof Rejection) return { allowed: false, code: error.code, message: error.message };
+    return {
+      allowed: false,
+      code: 'UNSUPPORTED_SYNTAX',
+      message: 'The SQL uses syntax that cannot be checked; simplify it.',
+    };
+  }
+}

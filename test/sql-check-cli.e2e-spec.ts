@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface CorpusEntry {
+  sql: string;
+  params: unknown[];
+  expect: string;
+}
+
+const CONFIG = 'test/fixtures/sql-policy-allowlist.yaml';
+const corpus = JSON.parse(readFileSync('test/fixtures/sql-policy-corpus.json', 'utf8')) as CorpusEntry[];
+
+/** Runs the built CLI exactly as an allowlist author would, without any database credentials set. */
+function sqlCheck(args: string[]) {
+  const env = { ...process.env };
+  delete env.ORDER_MYSQL_USERNAME;
+  delete env.ORDER_MYSQL_PASSWORD;
+  return spawnSync(process.execPath, ['dist/apps/server/src/cli/sql-check.js', ...args], {
+    encoding: 'utf8',
+    env,
+    timeout: 30_000,
+  });
+}
+
+describe('sql-check CLI (built)', () => {
+  it('checks the whole security corpus in batch mode, one JSON line per statement in order', () => {
+    const batch = join(mkdtempSync(join(tmpdir(), 'sql-check-')), 'corpus.jsonl');
+    writeFileSync(
+      batch,
+      corpus.map((entry) => JSON.stringify({ sql: entry.sql, params: entry.params })).join('\n'),
+    );
+    const result = sqlCheck(['--config', CONFIG, '--data-source', 'order_readonly', '--batch', batch]);
+    expect(result.status).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { allowed: boolean; code: string });
+    expect(lines.map((line) => line.code)).toEqual(corpus.map((entry) => entry.expect));
+    expect(lines.filter((line) => line.allowed)).toHaveLength(
+      corpus.filter((entry) => entry.expect === 'ALLOWED').length,
+    );
+  });
+
+  it('exits 0 with the normalized SQL when allowed and 1 with a code when rejected', () => {
+    const allowed = sqlCheck([
+      '--config',
+      CONFIG,
+      '--data-source',
+      'order_readonly',
+      '--sql',
+      'SELECT order_id FROM biz_order WHERE order_id = ?',
+      '--params',
+      '["order-123"]',
+    ]);
+    expect(allowed.status).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toEqual({
+      allowed: true,
+      code: 'ALLOWED',
+      message: 'The statement is allowed.',
+      normalized_sql: 'SELECT `order_id` FROM `biz_order` WHERE `order_id` = ? LIMIT 50',
+    });
+    const rejected = sqlCheck([
+      '--config',
+      CONFIG,
+      '--data-source',
+      'order_readonly',
+      '--sql',
+      'DELETE FROM biz_order',
+    ]);
+    expect(rejected.status).toBe(1);
+    expect(JSON.parse(rejected.stdout)).toMatchObject({
+      allowed: false,
+      code: 'WRITE_NOT_ALLOWED',
+      normalized_sql: null,
+    });
+  });
+
+  it('reports a bad batch line in place and goes on', () => {
+    const batch = join(mkdtempSync(join(tmpdir(), 'sql-check-')), 'mixed.jsonl');
+    writeFileSync(
+      batch,
+      [
+        'not json',
+        JSON.stringify({ sql: 'SELECT order_id FROM biz_order' }),
+        JSON.stringify({ sql: 'SELECT 1', params: [{}] }),
+      ].join('\n'),
+    );
+    const result = sqlCheck(['--config', CONFIG, '--data-source', 'order_readonly', '--batch', batch]);
+    expect(result.status).toBe(0);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((text) => JSON.parse(text).code),
+    ).toEqual(['INVALID_INPUT', 'ALLOWED', 'INVALID_INPUT']);
+  });
+
+  it.each([
+    [['--config', CONFIG, '--sql', 'SELECT 1'], 'usage'],
+    [['--config', CONFIG, '--data-source', 'order_readonly'], 'usage'],
+    [['--config', CONFIG, '--data-source', 'nope', '--sql', 'SELECT 1'], 'data source nope is not defined'],
+    [
+      ['--config', 'missing.yaml', '--data-source', 'x', '--sql', 'SELECT 1'],
+      'cannot read the allowlist file missing.yaml',
+    ],
+    [
+      ['--config', CONFIG, '--data-source', 'order_readonly', '--sql', 'SELECT 1', '--params', '{"a":1}'],
+      'params must be a JSON array',
+    ],
+    [['--config', CONFIG, '--data-source', 'order_readonly', '--bogus'], 'Unknown option'],
+  ])('exits 2 on usage or config errors (%p)', (args, message) => {
+    const result = sqlCheck(args);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+});
