@@ -7,6 +7,7 @@ const transform = {
 };
 
 module.exports = {
+  testTimeout: 30000,
   projects: [
     {
       displayName: 'unit',
@@ -29,7 +30,6 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       moduleNameMapper,
       transform,
-      testTimeout: 30000,
     },
   ],
 };

@@ -11,11 +11,13 @@ export DB_NAME=${DB_NAME:-superbiz}
 export STUB_LLM_PORT=${STUB_LLM_PORT:-4010}
 export LLM_BASE_URL=${LLM_BASE_URL:-http://127.0.0.1:${STUB_LLM_PORT}/v1}
 export LLM_API_KEY=${LLM_API_KEY:-stub-key}
-export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/order_db}
+export MYSQL_TOOLS_CONFIG=${MYSQL_TOOLS_CONFIG:-demo/mysql-tools.yaml}
+export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/superbiz_demo_orders}
 export ORDER_MYSQL_USERNAME=${ORDER_MYSQL_USERNAME:-superbiz_reader}
 export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-demo-reader-password}
 
 node dist/apps/server/src/cli/migrate.js run --create-database
+node dist/test/support/business-db-cli.js
 
 node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" &
 stub_pid=$!

@@ -23,7 +23,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
   let steps: AgentStepRepository;
 
   beforeAll(async () => {
-    fixture = await createHarnessFixture({ HARNESS_MODEL_CALL_TIMEOUT_MS: '500' });
+    fixture = await createHarnessFixture({ harnessEnv: { HARNESS_MODEL_CALL_TIMEOUT_MS: '500' } });
     gateway = fixture.app.get(ModelGateway);
     steps = fixture.app.get(AgentStepRepository);
   });

@@ -22,10 +22,12 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
 
   beforeAll(async () => {
     fixture = await createHarnessFixture({
-      HARNESS_EVIDENCE_MAX_RECORD_BYTES: String(64 * 1024),
-      HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: String(4 * 1024),
-      HARNESS_EVIDENCE_MAX_RUN_BYTES: String(256 * 1024),
-      HARNESS_TOOL_CALL_TIMEOUT_MS: '400',
+      harnessEnv: {
+        HARNESS_EVIDENCE_MAX_RECORD_BYTES: String(64 * 1024),
+        HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: String(4 * 1024),
+        HARNESS_EVIDENCE_MAX_RUN_BYTES: String(256 * 1024),
+        HARNESS_TOOL_CALL_TIMEOUT_MS: '400',
+      },
     });
     boundary = fixture.app.get(ToolBoundary);
     store = fixture.app.get(InvocationStore);
@@ -323,7 +325,7 @@ describe('Harness tool boundary without Redis', () => {
   let fixture: HarnessFixture;
 
   beforeAll(async () => {
-    fixture = await createHarnessFixture({}, { port: 1, connectTimeoutMs: 200 });
+    fixture = await createHarnessFixture({ redis: { port: 1, connectTimeoutMs: 200 } });
   });
   afterAll(() => fixture.close());
 

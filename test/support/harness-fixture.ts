@@ -9,6 +9,7 @@ import {
   redisConfig,
   RunContext,
 } from '@app/harness';
+import { loadMysqlToolsConfig, toolsConfig } from '@app/tools';
 import { RunRepository } from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
@@ -23,17 +24,29 @@ export interface HarnessFixture {
  * The real application module (MySQL, Redis, config) with the Harness limits replaced for a test and
  * the LLM pointed at a fresh stub server.
  */
-export async function createHarnessFixture(
-  harnessEnv: Record<string, string> = {},
-  redisOverrides: Partial<ReturnType<typeof redisConfig>> = {},
-): Promise<HarnessFixture> {
+export interface FixtureOptions {
+  /** HARNESS_* values for this fixture only. */
+  harnessEnv?: Record<string, string>;
+  redis?: Partial<ReturnType<typeof redisConfig>>;
+  /** A query_mysql allowlist file for this fixture only. */
+  mysqlToolsConfig?: string;
+}
+
+export async function createHarnessFixture(options: FixtureOptions = {}): Promise<HarnessFixture> {
   const stub = new StubLlmServer();
   const baseUrl = await stub.start();
+  const tools = toolsConfig();
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(redisConfig.KEY)
-    .useValue({ ...redisConfig(), ...redisOverrides })
+    .useValue({ ...redisConfig(), ...options.redis })
+    .overrideProvider(toolsConfig.KEY)
+    .useValue(
+      options.mysqlToolsConfig
+        ? { ...tools, mysqlDataSources: loadMysqlToolsConfig(options.mysqlToolsConfig) }
+        : tools,
+    )
     .overrideProvider(harnessConfig.KEY)
-    .useValue(loadHarnessConfig({ ...process.env, ...harnessEnv }))
+    .useValue(loadHarnessConfig({ ...process.env, ...options.harnessEnv }))
     .overrideProvider(llmConfig.KEY)
     .useValue({ baseUrl, apiKey: 'stub-key', model: 'deepseek-chat', promptsDir: 'prompts' })
     .compile();

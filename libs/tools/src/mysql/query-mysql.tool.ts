@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { HarnessConfig, HarnessToolDefinition, ToolFailure } from '@app/harness';
+import { MysqlQueryExecutor } from './mysql-query-executor';
+import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
+import type { MysqlDataSourceConfig } from './mysql-tools-config';
+import { checkSql, MAX_SQL_LENGTH } from './sql-policy';
+
+const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+
+export const queryMysqlSchema = z.object({
+  data_source: z.string().min(1).max(64).describe('Logical data source id, e.g. order_readonly.'),
+  sql: z
+    .string()
+    .min(1)
+    .max(MAX_SQL_LENGTH)
+    .describe('One parameterised SELECT with explicit columns; use ? for every value.'),
+  params: z.array(scalar).max(50).default([]).describe('Values for the ? placeholders, in order.'),
+});
+export type QueryMysqlArgs = z.infer<typeof queryMysqlSchema>;
+
+const DESCRIPTION = [
+  'Run one read-only, parameterised SELECT on an allowlisted business database (orders, payments).',
+  'Use it for the current state of specific records or small aggregates. Name columns explicitly, bind every value with ?,',
+  'use only INNER/LEFT JOIN, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT and COUNT/SUM/AVG/MIN/MAX.',
+  'Not for logs, documents, schema discovery (SHOW, DESCRIBE, information_schema) or any write.',
+  '查询业务库（只读、参数化 SELECT），用于订单/支付等实时数据核对。',
+].join(' ');
+
+/** The query_mysql evidence tool (seed §9): policy first, then the read-only executor, then the projector. */
+export function queryMysqlTool(
+  sources: readonly MysqlDataSourceConfig[],
+  executor: MysqlQueryExecutor,
+  limits: HarnessConfig['mysql'],
+): HarnessToolDefinition<QueryMysqlArgs, MysqlRawResponse> {
+  const byId = new Map(sources.map((source) => [source.id, source]));
+  return {
+    name: 'query_mysql',
+    description: `${DESCRIPTION} Data sources: ${[...byId.keys()].join(', ') || '(none configured)'}.`,
+    schema: queryMysqlSchema,
+    readOnly: true,
+    countedList: 'rows',
+    async execute(args, signal) {
+      const source = byId.get(args.data_source);
+      if (!source) {
+        throw new ToolFailure(
+          'UNKNOWN_DATA_SOURCE',
+          `Unknown data_source; use one of: ${[...byId.keys()].join(', ')}.`,
+        );
+      }
+      const policy = checkSql(args.sql, args.params.length, source, limits.maxRows);
+      if (!policy.allowed) throw new ToolFailure(policy.code, policy.message);
+      return executor.run(source, policy.normalizedSql, args.params, signal);
+    },
+    project: (raw) => projectMysqlResult(raw, limits),
+    summarizeArgs: (args) => ({
+      data_source: args.data_source,
+      sql_chars: args.sql.length,
+      param_count: args.params.length,
+    }),
+  };
+}

@@ -1,0 +1,55 @@
+import { clip, isSensitiveField, redactText } from './redaction';
+
+describe('redactText', () => {
+  it.each([
+    ['Authorization: Bearer abc.def.ghi', 'Authorization: [REDACTED]'],
+    ['calling with bearer sk-live-123456', 'calling with Bearer [REDACTED]'],
+    ['token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_abc-123 ok', 'token=[REDACTED] ok'],
+    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_abc-123', 'jwt [REDACTED_JWT]'],
+    ['db password=hunter2 host=x', 'db password=[REDACTED] host=x'],
+    ['{"api_key": "k-123"}', '{"api_key": [REDACTED]}'],
+    ['secret: s3cr3t;', 'secret: [REDACTED];'],
+    ['key AKIAABCDEFGHIJKLMNOP used', 'key [REDACTED_KEY] used'],
+    ['user alice@example.com failed', 'user [REDACTED_EMAIL] failed'],
+    ['id 11010519491231002X', 'id [REDACTED_ID]'],
+    ['call 13812345678 now', 'call [REDACTED_PHONE] now'],
+    ['card 4111 1111 1111 1111 declined', 'card [REDACTED_NUMBER] declined'],
+  ])('redacts %s', (input, output) => {
+    expect(redactText(input)).toBe(output);
+  });
+
+  it.each([
+    'HikariPool-1 - Connection is not available, request timed out after 30000ms.',
+    'order order-123 payment ERR_TIMEOUT after 3005 ms',
+    'GET /api/orders/123 500 in 12ms',
+    '2026-12-02T10:30:00Z pool active=50 idle=0 waiting=23',
+  ])('keeps ordinary operational text: %s', (line) => {
+    expect(redactText(line)).toBe(line);
+  });
+});
+
+describe('isSensitiveField', () => {
+  it.each([
+    'password',
+    'password_hash',
+    'api_key',
+    'access_token',
+    'phone',
+    'mobile_no',
+    'email',
+    'id_card',
+    'card_number',
+    'cvv',
+  ])('flags %s', (name) => expect(isSensitiveField(name)).toBe(true));
+  it.each(['order_id', 'payment_status', 'amount', 'channel', 'latency_ms', 'created_at'])(
+    'keeps %s',
+    (name) => expect(isSensitiveField(name)).toBe(false),
+  );
+});
+
+describe('clip', () => {
+  it('marks only real cuts', () => {
+    expect(clip('abcdef', 6)).toEqual({ text: 'abcdef', clipped: false });
+    expect(clip('abcdefg', 6)).toEqual({ text: 'abcde…', clipped: true });
+  });
+});
