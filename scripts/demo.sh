@@ -18,6 +18,7 @@ export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-demo-reader-password}
 
 node dist/apps/server/src/cli/migrate.js run --create-database
 node dist/test/support/business-db-cli.js
+node dist/apps/server/src/cli/seed-knowledge.js demo/runbooks
 
 node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" &
 stub_pid=$!

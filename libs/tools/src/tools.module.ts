@@ -1,13 +1,46 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { MulterModule } from '@nestjs/platform-express';
 import { harnessConfig, HarnessModule } from '@app/harness';
-import { toolsConfig } from './config/tools.config';
+import { KnowledgeRepository, TraceModule } from '@app/trace';
+import { toolsConfig, ToolsConfig } from './config/tools.config';
+import { DocumentsController } from './documents/documents.controller';
+import { DocumentsService } from './documents/documents.service';
 import { EvidenceTools } from './evidence-tools';
+import { EmbeddedKnowledgeSearch } from './knowledge/embedded-knowledge-search';
+import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
+import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
+import { LogSourcePort } from './logs/log-source.port';
+import { MockLogSource } from './logs/mock-log-source';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
 
 @Module({
-  imports: [ConfigModule.forFeature(toolsConfig), ConfigModule.forFeature(harnessConfig), HarnessModule],
-  providers: [MysqlQueryExecutor, EvidenceTools],
-  exports: [EvidenceTools, MysqlQueryExecutor],
+  imports: [
+    ConfigModule.forFeature(toolsConfig),
+    ConfigModule.forFeature(harnessConfig),
+    HarnessModule,
+    TraceModule,
+    MulterModule.registerAsync({
+      imports: [ConfigModule.forFeature(toolsConfig)],
+      inject: [toolsConfig.KEY],
+      useFactory: (config: ToolsConfig) => ({ limits: { fileSize: config.documents.maxBytes, files: 1 } }),
+    }),
+  ],
+  controllers: [DocumentsController],
+  providers: [
+    {
+      provide: KnowledgeSearchPort,
+      inject: [toolsConfig.KEY, KnowledgeRepository],
+      useFactory: (config: ToolsConfig, knowledge: KnowledgeRepository) =>
+        config.knowledgeBackend === 'pyrag'
+          ? new PyRagKnowledgeSearch(config.pyrag)
+          : new EmbeddedKnowledgeSearch(knowledge),
+    },
+    { provide: LogSourcePort, useClass: MockLogSource },
+    MysqlQueryExecutor,
+    DocumentsService,
+    EvidenceTools,
+  ],
+  exports: [EvidenceTools, KnowledgeSearchPort, MysqlQueryExecutor, DocumentsService],
 })
 export class ToolsModule {}

@@ -15,3 +15,12 @@ export { ToolInvocationRepository } from './repositories/tool-invocation.reposit
 export type { ToolInvocationRecord } from './repositories/tool-invocation.repository';
 export { TIMELINE_PHASES, TimelineRepository } from './repositories/timeline.repository';
 export type { TimelinePhase } from './repositories/timeline.repository';
+export { KnowledgeRepository } from './repositories/knowledge.repository';
+export type {
+  KnowledgeChunk,
+  KnowledgeDocument,
+  NewKnowledgeChunk,
+  NewKnowledgeDocument,
+} from './repositories/knowledge.repository';
+export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';
+export type { DocumentStatus } from './entities/knowledge-document.entity';

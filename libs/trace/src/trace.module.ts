@@ -6,10 +6,17 @@ import { buildDataSourceOptions } from './database/data-source-options';
 import { TRACE_ENTITIES } from './entities';
 import { AgentStepRepository } from './repositories/agent-step.repository';
 import { RunRepository } from './repositories/run.repository';
+import { KnowledgeRepository } from './repositories/knowledge.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
 import { ToolInvocationRepository } from './repositories/tool-invocation.repository';
 
-const REPOSITORIES = [RunRepository, AgentStepRepository, ToolInvocationRepository, TimelineRepository];
+const REPOSITORIES = [
+  RunRepository,
+  AgentStepRepository,
+  ToolInvocationRepository,
+  TimelineRepository,
+  KnowledgeRepository,
+];
 
 @Module({
   imports: [

@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import type { KnowledgeDocument } from '@app/trace';
+
+export class UploadDocumentDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @Length(1, 255)
+  title!: string;
+
+  @ApiPropertyOptional({ maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  category?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 128,
+    description: 'The system or fault class the runbook is about, e.g. payment-service.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  @Matches(/^[\w.:\- \u4e00-\u9fff]+$/, {
+    message: 'fault_source may contain letters, digits, spaces and . _ : -',
+  })
+  fault_source?: string;
+}
+
+export class SimpleUploadDto {
+  @ApiPropertyOptional({ maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  category?: string;
+}
+
+export class DocumentDto {
+  @ApiProperty() document_id!: string;
+  @ApiProperty() title!: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) category!: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String }) fault_source!: string | null;
+  @ApiProperty() file_name!: string;
+  @ApiProperty() content_type!: string;
+  @ApiProperty() size_bytes!: number;
+  @ApiProperty({ enum: ['PENDING', 'INDEXED', 'FAILED'] }) status!: string;
+  @ApiProperty() chunk_count!: number;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+
+  static of(document: KnowledgeDocument): DocumentDto {
+    return {
+      document_id: document.documentId,
+      title: document.title,
+      category: document.category,
+      fault_source: document.faultSource,
+      file_name: document.fileName,
+      content_type: document.contentType,
+      size_bytes: document.sizeBytes,
+      status: document.status,
+      chunk_count: document.chunkCount,
+      created_at: document.createdAt.toISOString(),
+      updated_at: document.updatedAt.toISOString(),
+    };
+  }
+}

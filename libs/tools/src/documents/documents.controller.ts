@@ -1,0 +1,94 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
+import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
+
+const FILE_SCHEMA = { type: 'string', format: 'binary' };
+
+@ApiTags('documents')
+@Controller('api')
+export class DocumentsController {
+  constructor(private readonly documents: DocumentsService) {}
+
+  @Post('documents/upload')
+  @UseInterceptors(FileInterceptor('file'))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file', 'title'],
+      properties: {
+        file: FILE_SCHEMA,
+        title: { type: 'string' },
+        category: { type: 'string' },
+        fault_source: { type: 'string' },
+      },
+    },
+  })
+  @ApiOkResponse({ type: DocumentDto })
+  async upload(
+    @UploadedFile() file: UploadedDocument | undefined,
+    @Body() body: UploadDocumentDto,
+  ): Promise<DocumentDto> {
+    return DocumentDto.of(
+      await this.documents.ingest(file, {
+        title: body.title,
+        category: body.category,
+        faultSource: body.fault_source,
+      }),
+    );
+  }
+
+  @Post('upload')
+  @UseInterceptors(FileInterceptor('file'))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: { file: FILE_SCHEMA, category: { type: 'string' } },
+    },
+  })
+  @ApiOkResponse({ type: DocumentDto })
+  async simpleUpload(
+    @UploadedFile() file: UploadedDocument | undefined,
+    @Body() body: SimpleUploadDto,
+  ): Promise<DocumentDto> {
+    return DocumentDto.of(await this.documents.ingest(file, { category: body.category }));
+  }
+
+  @Get('documents/status/:status')
+  @ApiOkResponse({ type: [DocumentDto] })
+  async byStatus(@Param('status') status: string): Promise<DocumentDto[]> {
+    return (await this.documents.listByStatus(status)).map(DocumentDto.of);
+  }
+
+  @Get('documents/faultSource/:faultSource')
+  @ApiOkResponse({ type: [DocumentDto] })
+  async byFaultSource(@Param('faultSource') faultSource: string): Promise<DocumentDto[]> {
+    return (await this.documents.listByFaultSource(faultSource)).map(DocumentDto.of);
+  }
+
+  @Get('documents/:docId')
+  @ApiOkResponse({ type: DocumentDto })
+  async get(@Param('docId') docId: string): Promise<DocumentDto> {
+    return DocumentDto.of(await this.documents.get(docId));
+  }
+
+  @Delete('documents/:docId')
+  @HttpCode(204)
+  async delete(@Param('docId') docId: string): Promise<void> {
+    await this.documents.delete(docId);
+  }
+}

@@ -1,0 +1,141 @@
+import {
+  BadRequestException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  PayloadTooLargeException,
+} from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { DOCUMENT_STATUSES, DocumentStatus, KnowledgeDocument, KnowledgeRepository } from '@app/trace';
+import { toolsConfig, ToolsConfig } from '../config/tools.config';
+import { chunkDocument } from '../knowledge/markdown-chunker';
+import { KnowledgeSearchPort } from '../knowledge/knowledge-search.port';
+
+const TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.markdown': 'text/markdown',
+  '.txt': 'text/plain',
+};
+
+export interface UploadedFile {
+  originalname: string;
+  buffer: Buffer;
+  size: number;
+}
+
+export interface DocumentMetadata {
+  title?: string;
+  category?: string;
+  faultSource?: string;
+}
+
+/** Runbook ingestion: validated text, original kept under a generated name, chunks in MySQL, index refreshed. */
+@Injectable()
+export class DocumentsService {
+  private readonly directory: string;
+
+  constructor(
+    private readonly knowledge: KnowledgeRepository,
+    private readonly search: KnowledgeSearchPort,
+    @Inject(toolsConfig.KEY) private readonly config: ToolsConfig,
+  ) {
+    this.directory = resolve(config.documents.directory);
+  }
+
+  async ingest(file: UploadedFile | undefined, metadata: DocumentMetadata): Promise<KnowledgeDocument> {
+    if (!file) throw new BadRequestException("a file is required (multipart field 'file')");
+    if (file.size > this.config.documents.maxBytes) {
+      throw new PayloadTooLargeException(`the file is larger than ${this.config.documents.maxBytes} bytes`);
+    }
+    const extension = extname(file.originalname).toLowerCase();
+    const contentType = TYPES[extension];
+    if (!contentType)
+      throw new BadRequestException(
+        'only Markdown (.md, .markdown) and plain text (.txt) files are accepted',
+      );
+    const text = decodeText(file.buffer);
+    const fileName = safeFileName(file.originalname);
+    const title = (metadata.title ?? basename(fileName, extname(fileName))).trim();
+    if (!title) throw new BadRequestException('title must not be empty');
+
+    const documentId = `doc-${randomUUID()}`;
+    const storedPath = join(this.directory, `${documentId}${extension}`);
+    await mkdir(this.directory, { recursive: true });
+    await writeFile(storedPath, file.buffer, { flag: 'wx' });
+    let document: KnowledgeDocument;
+    try {
+      document = await this.knowledge.saveDocument(
+        {
+          documentId,
+          title: title.slice(0, 255),
+          category: metadata.category ?? null,
+          faultSource: metadata.faultSource ?? null,
+          fileName,
+          storedPath,
+          contentType,
+          sizeBytes: file.size,
+          // py-rag ingests on its own side; until then the document is stored but not searchable there.
+          status: this.search.backend === 'embedded' ? 'INDEXED' : 'PENDING',
+        },
+        chunkDocument(title, text).map((chunk) => ({
+          chunkIndex: chunk.index,
+          breadcrumb: chunk.breadcrumb.slice(0, 512),
+          content: chunk.content,
+        })),
+      );
+    } catch (error) {
+      await rm(storedPath, { force: true });
+      throw error;
+    }
+    await this.search.refresh();
+    return document;
+  }
+
+  async get(documentId: string): Promise<KnowledgeDocument> {
+    return (await this.knowledge.findDocument(documentId)) ?? notFound(documentId);
+  }
+
+  listByStatus(status: string): Promise<KnowledgeDocument[]> {
+    if (!(DOCUMENT_STATUSES as readonly string[]).includes(status)) {
+      throw new BadRequestException(`status must be one of ${DOCUMENT_STATUSES.join(', ')}`);
+    }
+    return this.knowledge.findByStatus(status as DocumentStatus);
+  }
+
+  listByFaultSource(faultSource: string): Promise<KnowledgeDocument[]> {
+    return this.knowledge.findByFaultSource(faultSource);
+  }
+
+  /** Removes metadata, chunks and the original; the embedded index drops it before this returns. */
+  async delete(documentId: string): Promise<void> {
+    const document = (await this.knowledge.findDocument(documentId)) ?? notFound(documentId);
+    await this.knowledge.deleteDocument(documentId);
+    if (resolve(document.storedPath).startsWith(`${this.directory}/`))
+      await rm(document.storedPath, { force: true });
+    await this.search.refresh();
+  }
+}
+
+function notFound(documentId: string): never {
+  throw new NotFoundException(`document ${documentId.slice(0, 80)} not found`);
+}
+
+function decodeText(buffer: Buffer): string {
+  if (buffer.length === 0) throw new BadRequestException('the file is empty');
+  if (buffer.includes(0)) throw new BadRequestException('the file is not text (it contains NUL bytes)');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+  } catch {
+    throw new BadRequestException('the file is not UTF-8 text');
+  }
+}
+
+/** Keeps only a display name: no directories, no control or path characters. */
+function safeFileName(original: string): string {
+  const name = basename(original.replace(/\\/g, '/'))
+    .replace(/[^\w.\- \u4e00-\u9fff]/g, '_')
+    .slice(-200);
+  return name || 'document.txt';
+}

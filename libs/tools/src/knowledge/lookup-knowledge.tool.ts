@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { HarnessConfig, HarnessToolDefinition } from '@app/harness';
+import { postProcessKnowledge } from './knowledge-evidence-post-processor';
+import { KnowledgeSearchPort } from './knowledge-search.port';
+import { KnowledgeRawResponse, projectRagResult } from './rag-result-projector';
+
+export const lookupKnowledgeSchema = z.object({
+  query: z.string().trim().min(1).max(500).describe('The question or keywords to look up.'),
+});
+export type LookupKnowledgeArgs = z.infer<typeof lookupKnowledgeSchema>;
+
+/** Seed §7.1: what it is for, its input, and what it is not for; nothing about the retrieval internals. */
+export const LOOKUP_KNOWLEDGE_DESCRIPTION = [
+  'Look up documents, API notes, error codes and troubleshooting runbooks in the internal knowledge base.',
+  'For stable background knowledge; not for live logs, metrics or database state.',
+  'Input query: the question or keywords to look up.',
+  '查询内部知识库中的文档、接口说明、错误码和排障手册。适用于稳定背景知识，不用于查询实时日志、指标或数据库状态。输入 query：需要查询的问题或关键词。',
+].join(' ');
+
+/** The lookup_knowledge evidence tool: search port -> post-processor -> RagResultProjector. */
+export function lookupKnowledgeTool(
+  search: KnowledgeSearchPort,
+  limits: HarnessConfig['rag'],
+): HarnessToolDefinition<LookupKnowledgeArgs, KnowledgeRawResponse> {
+  return {
+    name: 'lookup_knowledge',
+    description: LOOKUP_KNOWLEDGE_DESCRIPTION,
+    schema: lookupKnowledgeSchema,
+    readOnly: true,
+    countedList: 'evidence',
+    async execute(args, signal) {
+      // Candidates beyond return-n leave room for the dedupe; all of them stay in the raw response.
+      const hits = await search.search(args.query, limits.maxEvidence * 3, signal);
+      return { backend: search.backend, query: args.query, hits };
+    },
+    project: (raw) =>
+      projectRagResult({ ...raw, hits: postProcessKnowledge(raw.hits, limits.maxEvidence) }, limits),
+    summarizeArgs: (args) => ({ query_chars: args.query.length }),
+  };
+}

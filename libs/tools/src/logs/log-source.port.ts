@@ -1,0 +1,31 @@
+export const LOG_TOPICS = ['APPLICATION', 'ACCESS', 'DATABASE'] as const;
+export type LogTopic = (typeof LOG_TOPICS)[number];
+
+export interface LogEvent {
+  timestamp: string;
+  level: 'ERROR' | 'WARN' | 'INFO' | 'DEBUG';
+  service: string;
+  message: string;
+}
+
+export interface LogQuery {
+  topic: LogTopic;
+  query: string;
+  startTime: Date;
+  endTime: Date;
+}
+
+/** What a log source returns: every matching event in scope, time-ordered. */
+export interface LogRawResponse {
+  source_kind: 'MOCK' | 'CLS';
+  topic: LogTopic;
+  query: string;
+  start_time: string;
+  end_time: string;
+  events: LogEvent[];
+}
+
+/** The log source port (seed §8); this version ships only the MOCK adapter. Region, topic ids and limits are the adapter's. */
+export abstract class LogSourcePort {
+  abstract search(query: LogQuery, signal: AbortSignal): Promise<LogRawResponse>;
+}

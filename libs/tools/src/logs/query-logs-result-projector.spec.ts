@@ -1,0 +1,185 @@
+import { LogEvent, LogRawResponse } from './log-source.port';
+import { generateMockLogs, MockLogSource } from './mock-log-source';
+import { messageTemplate, projectLogs } from './query-logs-result-projector';
+
+const LIMITS = { maxPatterns: 10, maxEvents: 5, maxMessageChars: 120, maxTotalChars: 6000 };
+
+function raw(events: LogEvent[]): LogRawResponse {
+  return {
+    source_kind: 'MOCK',
+    topic: 'APPLICATION',
+    query: 'HikariPool',
+    start_time: '2026-12-02T10:00:00.000Z',
+    end_time: '2026-12-02T10:30:00.000Z',
+    events,
+  };
+}
+const event = (
+  minute: number,
+  message: string,
+  level: LogEvent['level'] = 'ERROR',
+  service = 'order-service',
+): LogEvent => ({
+  timestamp: `2026-12-02T10:${String(minute).padStart(2, '0')}:00.000Z`,
+  level,
+  service,
+  message,
+});
+
+describe('messageTemplate', () => {
+  it.each([
+    [
+      'HikariPool-1 - Connection is not available, request timed out after 30000ms. (requestId=abc00f)',
+      'HikariPool-<n> - Connection is not available, request timed out after <n>ms. (requestId=<hex>)',
+    ],
+    [
+      'Payment request for order order-123 timed out after 30000 ms',
+      'Payment request for order order-<n> timed out after <n> ms',
+    ],
+    ['at 2026-12-02T10:00:00.123Z id 123e4567-e89b-12d3-a456-426614174000', 'at <ts> id <uuid>'],
+  ])('%s', (message, template) => expect(messageTemplate(message)).toBe(template));
+});
+
+describe('projectLogs', () => {
+  it('aggregates by template with counts and first/last seen, and keeps the full scope', () => {
+    const projection = projectLogs(
+      raw([event(1, 'timeout after 100ms'), event(5, 'timeout after 250ms'), event(9, 'pool ok', 'INFO')]),
+      LIMITS,
+    );
+    expect(projection.evidenceStatus).toBe('EVIDENCE_FOUND');
+    expect(projection.result).toMatchObject({
+      source_kind: 'MOCK',
+      scope: {
+        topic: 'APPLICATION',
+        query: 'HikariPool',
+        start_time: '2026-12-02T10:00:00.000Z',
+        end_time: '2026-12-02T10:30:00.000Z',
+      },
+      match_count: 3,
+      patterns: [
+        {
+          count: 2,
+          first_seen: '2026-12-02T10:01:00.000Z',
+          last_seen: '2026-12-02T10:05:00.000Z',
+          level: 'ERROR',
+          service: 'order-service',
+          example: 'timeout after 100ms',
+        },
+        { count: 1, level: 'INFO', example: 'pool ok' },
+      ],
+    });
+    expect(projection.result.returned_count).toBe((projection.result.events as unknown[]).length);
+  });
+
+  it('keeps the scope and zero-match info for NO_EVIDENCE', () => {
+    const projection = projectLogs(raw([]), LIMITS);
+    expect(projection).toEqual({
+      evidenceStatus: 'NO_EVIDENCE',
+      result: {
+        source_kind: 'MOCK',
+        scope: {
+          topic: 'APPLICATION',
+          query: 'HikariPool',
+          start_time: '2026-12-02T10:00:00.000Z',
+          end_time: '2026-12-02T10:30:00.000Z',
+        },
+        match_count: 0,
+        returned_count: 0,
+        patterns: [],
+        events: [],
+      },
+      truncated: false,
+    });
+  });
+
+  it.each<[string, Partial<typeof LIMITS>, (result: Record<string, unknown>) => void]>([
+    ['patterns', { maxPatterns: 2 }, (r) => expect(r.patterns).toHaveLength(2)],
+    ['events', { maxEvents: 3 }, (r) => expect(r.events).toHaveLength(3)],
+    [
+      'message length',
+      { maxMessageChars: 10 },
+      (r) => expect((r.events as { message: string }[]).every((e) => e.message.length <= 10)).toBe(true),
+    ],
+    [
+      'total characters',
+      { maxTotalChars: 400 },
+      (r) =>
+        expect(JSON.stringify(r.patterns).length + JSON.stringify(r.events).length).toBeLessThanOrEqual(400),
+    ],
+  ])('truncates at the %s limit and says so', (_name, limits, check) => {
+    const events = Array.from({ length: 20 }, (_, i) =>
+      event(i, `distinct failure kind ${String.fromCharCode(97 + i)} in module`, i % 2 ? 'WARN' : 'ERROR'),
+    );
+    const projection = projectLogs(raw(events), { ...LIMITS, ...limits });
+    check(projection.result);
+    expect(projection.truncated).toBe(true);
+    expect(projection.result.match_count).toBe(20);
+  });
+
+  it('samples events in time order, favouring errors and warnings', () => {
+    const events = [
+      event(1, 'a', 'INFO'),
+      event(2, 'b'),
+      event(3, 'c', 'INFO'),
+      event(4, 'd', 'WARN'),
+      event(5, 'e'),
+      event(6, 'f', 'INFO'),
+    ];
+    const projection = projectLogs(raw(events), { ...LIMITS, maxEvents: 3 });
+    expect((projection.result.events as LogEvent[]).map((e) => e.message)).toEqual(['b', 'd', 'e']);
+  });
+
+  it.each([
+    ['Authorization: Bearer abc.def', 'Authorization: [REDACTED]'],
+    ['db.password=hunter2 pool.max=50', 'db.password=[REDACTED] pool.max=50'],
+    ['api_key=sk-123 ok', 'api_key=[REDACTED] ok'],
+  ])('redacts %s in patterns and events', (message, redacted) => {
+    const projection = projectLogs(raw([event(1, message)]), LIMITS);
+    expect(projection.result.patterns).toEqual([expect.objectContaining({ example: redacted })]);
+    expect(projection.result.events).toEqual([expect.objectContaining({ message: redacted })]);
+  });
+});
+
+describe('MockLogSource', () => {
+  it('finds the HikariCP exhaustion of the last 30 minutes and nothing older for that pattern', async () => {
+    const end = new Date('2026-12-02T12:00:00.000Z');
+    const result = await new MockLogSource().search({
+      topic: 'APPLICATION',
+      query: 'HikariPool connection',
+      startTime: new Date(end.getTime() - 30 * 60_000),
+      endTime: end,
+    });
+    expect(result.source_kind).toBe('MOCK');
+    expect(result.events.filter((e) => e.message.includes('Connection is not available'))).toHaveLength(84);
+    expect(
+      result.events.every((e) => e.timestamp >= result.start_time && e.timestamp <= result.end_time),
+    ).toBe(true);
+  });
+
+  it('is deterministic for a given clock and spans several services and levels', () => {
+    const now = new Date('2026-12-02T12:00:00.000Z');
+    const logs = generateMockLogs(now);
+    expect(generateMockLogs(now)).toEqual(logs);
+    expect(new Set(logs.APPLICATION.map((e) => e.service)).size).toBeGreaterThanOrEqual(3);
+    expect(new Set(logs.APPLICATION.map((e) => e.level))).toEqual(
+      new Set(['ERROR', 'WARN', 'INFO', 'DEBUG']),
+    );
+  });
+
+  it('projects the incident more than 5x smaller than the raw response, keeping the exhaustion pattern', async () => {
+    const end = new Date('2026-12-02T12:00:00.000Z');
+    const result = await new MockLogSource().search({
+      topic: 'APPLICATION',
+      query: 'order-service HikariPool timeout',
+      startTime: new Date(end.getTime() - 60 * 60_000),
+      endTime: end,
+    });
+    const projection = projectLogs(result, LIMITS);
+    expect(JSON.stringify(result).length / JSON.stringify(projection.result).length).toBeGreaterThan(5);
+    expect(projection.result.patterns).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ count: 84, service: 'order-service', level: 'ERROR' }),
+      ]),
+    );
+  });
+});

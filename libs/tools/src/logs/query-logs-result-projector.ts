@@ -1,0 +1,104 @@
+import type { ToolProjection } from '@app/harness';
+import { clip, redactText } from '../projection/redaction';
+import { LogEvent, LogRawResponse } from './log-source.port';
+
+export interface LogProjectionLimits {
+  maxPatterns: number;
+  maxEvents: number;
+  maxMessageChars: number;
+  maxTotalChars: number;
+}
+
+interface Pattern {
+  count: number;
+  first_seen: string;
+  last_seen: string;
+  level: LogEvent['level'];
+  service: string;
+  example: string;
+}
+
+const SEVERITY: Record<LogEvent['level'], number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
+
+/** A stable message template: timestamps, uuids, hex ids, ids with numbers and plain numbers normalised. */
+export function messageTemplate(message: string): string {
+  return message
+    .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g, '<ts>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+    .replace(/\b(0x)?[0-9a-f]*\d[0-9a-f]*\b/gi, (token) =>
+      /[a-f]/i.test(token) && token.length >= 6 ? '<hex>' : token,
+    )
+    .replace(/\d+(\.\d+)?/g, '<n>');
+}
+
+/** Evenly spaced picks over a time-ordered list, keeping the first and last. */
+function sample<T>(items: T[], count: number): T[] {
+  if (items.length <= count) return items;
+  if (count <= 0) return [];
+  if (count === 1) return [items[items.length - 1]];
+  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]);
+}
+
+/**
+ * QueryLogsResultProjector (seed §8.2–8.3): patterns by stable template with count and first/last seen,
+ * a small time-ordered sample that favours errors and warnings, secrets redacted, and the full query
+ * scope always returned so a partial result is never read as a global one.
+ */
+export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): ToolProjection {
+  const groups = new Map<string, Pattern>();
+  for (const event of raw.events) {
+    const key = `${event.service}|${event.level}|${messageTemplate(event.message)}`;
+    const pattern = groups.get(key);
+    if (pattern) {
+      pattern.count += 1;
+      pattern.last_seen = event.timestamp;
+    } else {
+      const example = clip(redactText(event.message), limits.maxMessageChars).text;
+      groups.set(key, {
+        count: 1,
+        first_seen: event.timestamp,
+        last_seen: event.timestamp,
+        level: event.level,
+        service: event.service,
+        example,
+      });
+    }
+  }
+  const ranked = [...groups.values()].sort(
+    (a, b) => SEVERITY[a.level] - SEVERITY[b.level] || b.count - a.count,
+  );
+  let truncated = ranked.length > limits.maxPatterns;
+  let patterns = ranked.slice(0, limits.maxPatterns);
+
+  const important = raw.events.filter((event) => event.level === 'ERROR' || event.level === 'WARN');
+  const pool = important.length >= limits.maxEvents ? important : raw.events;
+  let events = sample(pool, limits.maxEvents).map((event) => ({
+    timestamp: event.timestamp,
+    level: event.level,
+    service: event.service,
+    message: clip(redactText(event.message), limits.maxMessageChars).text,
+  }));
+  truncated ||=
+    events.length < raw.events.length ||
+    raw.events.some((event) => event.message.length > limits.maxMessageChars);
+
+  const size = () => JSON.stringify(patterns).length + JSON.stringify(events).length;
+  while (size() > limits.maxTotalChars && (events.length > 0 || patterns.length > 1)) {
+    truncated = true;
+    if (events.length > 0) events = events.slice(0, -1);
+    else patterns = patterns.slice(0, -1);
+  }
+
+  return {
+    evidenceStatus: raw.events.length > 0 ? 'EVIDENCE_FOUND' : 'NO_EVIDENCE',
+    result: {
+      source_kind: raw.source_kind,
+      scope: { topic: raw.topic, query: raw.query, start_time: raw.start_time, end_time: raw.end_time },
+      match_count: raw.events.length,
+      returned_count: events.length,
+      patterns,
+      events,
+    },
+    truncated,
+  };
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { HarnessConfig, HarnessToolDefinition } from '@app/harness';
+import { LOG_TOPICS, LogRawResponse, LogSourcePort } from './log-source.port';
+import { projectLogs } from './query-logs-result-projector';
+
+export function queryLogsSchema(limits: HarnessConfig['logs']) {
+  return z.object({
+    topic: z
+      .enum(LOG_TOPICS)
+      .describe('APPLICATION (service logs), ACCESS (gateway requests) or DATABASE (database server).'),
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .describe('What to look for, e.g. "order-service HikariPool connection timeout".'),
+    lookback_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.maxLookbackMinutes)
+      .default(limits.defaultLookbackMinutes)
+      .describe(
+        `How far back from now to search (default ${limits.defaultLookbackMinutes}, max ${limits.maxLookbackMinutes}).`,
+      ),
+  });
+}
+export type QueryLogsArgs = z.infer<ReturnType<typeof queryLogsSchema>>;
+
+const DESCRIPTION = [
+  'Search recent application, access or database logs within a time window ending now.',
+  'Returns aggregated message patterns (count, first/last seen) and a few time-ordered sample events, with the exact scope searched.',
+  'Use it for live symptoms (errors, timeouts, pool exhaustion); not for documentation or order/payment records.',
+  '查询最近的应用/访问/数据库日志，返回按模板聚合的模式和少量时间线事件。',
+].join(' ');
+
+/** The query_logs evidence tool (seed §8): the log source port -> QueryLogsResultProjector. */
+export function queryLogsTool(
+  source: LogSourcePort,
+  limits: HarnessConfig['logs'],
+  now: () => Date = () => new Date(),
+): HarnessToolDefinition<QueryLogsArgs, LogRawResponse> {
+  return {
+    name: 'query_logs',
+    description: DESCRIPTION,
+    schema: queryLogsSchema(limits),
+    readOnly: true,
+    countedList: 'events',
+    execute(args, signal) {
+      const endTime = now();
+      const startTime = new Date(endTime.getTime() - args.lookback_minutes * 60_000);
+      return source.search({ topic: args.topic, query: args.query, startTime, endTime }, signal);
+    },
+    project: (raw) => projectLogs(raw, limits),
+    summarizeArgs: (args) => ({
+      topic: args.topic,
+      lookback_minutes: args.lookback_minutes,
+      query_chars: args.query.length,
+    }),
+  };
+}
