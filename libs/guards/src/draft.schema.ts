@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+const id = z.string().trim().min(1).max(64);
+const text = z.string().trim().min(1).max(4000);
+
+/** The Diagnosis Agent's final answer (seed §10.2), checked in code. */
+export const draftSchema = z.strictObject({
+  conclusion: z.strictObject({ text, based_on_analysis_ids: z.array(id) }).nullable(),
+  analysis: z
+    .array(
+      z.strictObject({
+        analysis_id: id,
+        kind: z.enum(['NORMAL', 'NEGATIVE_OBSERVATION']),
+        text,
+        tool_call_ids: z.array(z.string().max(128)),
+      }),
+    )
+    .max(50),
+  action_plan: z.array(z.strictObject({ action: text, based_on_analysis_ids: z.array(id), requires_human_confirmation: z.boolean() })).max(20),
+  recommendations: z.array(z.strictObject({ text, based_on_analysis_ids: z.array(id) })).max(20),
+  limitations: z.strictObject({ scope: z.string().trim().max(1000), missing_info: z.array(z.string().trim().max(1000)).max(20) }),
+});
+export type Draft = z.infer<typeof draftSchema>;
+
+export type DraftParse = { ok: true; draft: Draft } | { ok: false; violations: string[] };
+
+/** The JSON object of a model answer: the whole text, or the body of a ```json fence around it. */
+function jsonText(answer: string): string {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(answer);
+  return (fenced ? fenced[1] : answer).trim();
+}
+
+export function parseDraft(answer: string): DraftParse {
+  let value: unknown;
+  try {
+    value = JSON.parse(jsonText(answer));
+  } catch {
+    return { ok: false, violations: ['the final answer is not a JSON object'] };
+  }
+  const parsed = draftSchema.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, violations: parsed.error.issues.map((issue) => `schema: ${issue.path.join('.') || '(root)'}: ${issue.message}`) };
+  }
+  return { ok: true, draft: parsed.data };
+}

@@ -1,0 +1,12 @@
+export { GuardsModule } from './guards.module';
+export { draftSchema, parseDraft } from './draft.schema';
+export type { Draft, DraftParse } from './draft.schema';
+export { checkEvidence } from './evidence-rules';
+export type { AnalysisEvidence, EvidenceCheck, VerifiedSnapshot } from './evidence-rules';
+export { EvidenceGuard } from './evidence-guard';
+export type { GuardedDraft } from './evidence-guard';
+export { SemanticGuard, reviewInput } from './semantic-guard';
+export type { SemanticOutcome, SemanticVerdict } from './semantic-guard';
+export { FALLBACK_TYPES, fallbackReport, releaseReport } from './release-policy';
+export type { DiagnosisReport, Fallback, FallbackType, PublishLimits, Reference } from './release-policy';
+export type { VerifiedEvidence } from './verified-evidence';

@@ -1,0 +1,111 @@
+import type { PublishedResult } from '@app/trace';
+import type { Draft } from './draft.schema';
+import type { VerifiedSnapshot } from './evidence-rules';
+import type { VerifiedEvidence } from './verified-evidence';
+
+export const FALLBACK_TYPES = ['EVIDENCE_VALIDATION_FAILED', 'SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNAVAILABLE'] as const;
+export type FallbackType = (typeof FALLBACK_TYPES)[number];
+
+export interface Reference extends Omit<VerifiedEvidence, 'evidence_status'> {
+  reference_id: number;
+  evidence_status: VerifiedEvidence['evidence_status'];
+}
+
+/** The released report: the agent's semantic content unchanged, citations expanded to references (seed §10.2). */
+export interface DiagnosisReport {
+  conclusion: Draft['conclusion'];
+  analysis: { analysis_id: string; kind: 'NORMAL' | 'NEGATIVE_OBSERVATION'; text: string; reference_ids: number[] }[];
+  action_plan: Draft['action_plan'];
+  recommendations: Draft['recommendations'];
+  limitations: Draft['limitations'];
+  references: Reference[];
+}
+
+/** The fixed safe fallback (seed §10.3): built from a template, never by an LLM, never with draft text. */
+export interface Fallback {
+  type: FallbackType;
+  conclusion: null;
+  message: string;
+  verified_sources: { source_type: string; source: string; scope: string }[];
+  limitations: string[];
+  next_steps: string[];
+}
+
+const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string }> = {
+  EVIDENCE_VALIDATION_FAILED: {
+    message: '当前无法用已验证的证据支撑诊断结论 / The diagnosis could not be backed by verified evidence.',
+    limitation: '诊断草稿未通过证据校验 / The draft did not pass evidence validation.',
+  },
+  SEMANTIC_UNSUPPORTED: {
+    message: '当前证据不足，无法确认根因 / The evidence is not sufficient to confirm a root cause.',
+    limitation: '语义校验未通过 / The report did not pass the semantic review.',
+  },
+  SEMANTIC_UNAVAILABLE: {
+    message: '当前无法完成安全校验，未发布诊断结论 / The safety review is unavailable, so no conclusion is published.',
+    limitation: '语义校验暂不可用 / The semantic review is temporarily unavailable.',
+  },
+};
+
+const NEXT_STEPS = [
+  '补充缺失的数据或缩小排查范围后重新发起诊断 / Add the missing data or narrow the scope, then ask again.',
+  '稍后重试 / Try again later.',
+];
+
+export interface PublishLimits {
+  maxFieldChars: number;
+  maxSourceDocuments: number;
+}
+
+const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+
+/** SUPPORTED: release the draft as written plus deterministic references; also what a later turn may see. */
+export function releaseReport(query: string, draft: Draft, snapshot: VerifiedSnapshot, limits: PublishLimits): { report: DiagnosisReport; publishedResult: PublishedResult } {
+  const ids = [...snapshot.cited.keys()];
+  const references: Reference[] = ids.map((id, index) => {
+    const { tool_name: _tool, ...evidence } = snapshot.cited.get(id)!;
+    return { reference_id: index + 1, ...evidence };
+  });
+  const report: DiagnosisReport = {
+    conclusion: draft.conclusion,
+    analysis: draft.analysis.map((item) => ({
+      analysis_id: item.analysis_id,
+      kind: item.kind,
+      text: item.text,
+      reference_ids: [...new Set(item.tool_call_ids)].map((id) => ids.indexOf(id) + 1),
+    })),
+    action_plan: draft.action_plan,
+    recommendations: draft.recommendations,
+    limitations: draft.limitations,
+    references,
+  };
+  const documents = new Map<string, string>();
+  for (const reference of references) {
+    if (reference.source_type !== 'KNOWLEDGE' || !Array.isArray(reference.values)) continue;
+    for (const item of reference.values as { document_id?: unknown; title?: unknown }[]) {
+      if (typeof item.document_id === 'string' && !documents.has(item.document_id)) documents.set(item.document_id, String(item.title ?? ''));
+    }
+  }
+  const publishedResult: PublishedResult = {
+    user_query: cut(query, limits.maxFieldChars),
+    published_conclusion: draft.conclusion ? cut(draft.conclusion.text, limits.maxFieldChars) : null,
+    scope: cut(draft.limitations.scope, limits.maxFieldChars),
+    limitations: draft.limitations.missing_info.map((item) => cut(item, limits.maxFieldChars)),
+    source_documents: [...documents]
+      .slice(0, limits.maxSourceDocuments)
+      .map(([document_id, title]) => ({ document_id, title: cut(title, limits.maxFieldChars) })),
+  };
+  return { report, publishedResult };
+}
+
+/** Any other outcome: the fixed template, listing only verified sources (none after an evidence failure). */
+export function fallbackReport(type: FallbackType, snapshot: VerifiedSnapshot | null): Fallback {
+  const sources = type === 'EVIDENCE_VALIDATION_FAILED' || !snapshot ? [] : [...snapshot.cited.values()];
+  const seen = new Set<string>();
+  const verified_sources = sources
+    .map(({ source_type, source, scope }) => ({ source_type, source, scope }))
+    .filter((source) => {
+      const key = JSON.stringify(source);
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  return { type, conclusion: null, message: FALLBACK_TEXT[type].message, verified_sources, limitations: [FALLBACK_TEXT[type].limitation], next_steps: NEXT_STEPS };
+}
