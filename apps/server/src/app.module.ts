@@ -1,9 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Module, ValidationPipe } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_PIPE } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { ValidationPipe } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { ChatModule } from '@app/chat';
+import { GuardsModule } from '@app/guards';
 import { HarnessModule } from '@app/harness';
 import { ToolsModule } from '@app/tools';
 import { TraceModule } from '@app/trace';
@@ -22,6 +23,8 @@ import { HealthController } from './health/health.controller';
     TraceModule,
     HarnessModule,
     ToolsModule,
+    GuardsModule,
+    ChatModule,
   ],
   controllers: [HealthController],
   providers: [

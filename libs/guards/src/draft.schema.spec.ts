@@ -18,7 +18,11 @@ describe('parseDraft', () => {
 
   it.each([
     ['prose', 'The pool is exhausted.', 'the final answer is not a JSON object'],
-    ['a wrong kind', JSON.stringify({ ...valid, analysis: [{ ...valid.analysis[0], kind: 'GUESS' }] }), 'schema: analysis.0.kind'],
+    [
+      'a wrong kind',
+      JSON.stringify({ ...valid, analysis: [{ ...valid.analysis[0], kind: 'GUESS' }] }),
+      'schema: analysis.0.kind',
+    ],
     ['a missing section', JSON.stringify({ ...valid, limitations: undefined }), 'schema: limitations'],
     ['an extra field', JSON.stringify({ ...valid, confidence: 0.9 }), 'schema: (root)'],
   ])('reports %s as violations', (_name, text, violation) => {

@@ -16,9 +16,20 @@ export const draftSchema = z.strictObject({
       }),
     )
     .max(50),
-  action_plan: z.array(z.strictObject({ action: text, based_on_analysis_ids: z.array(id), requires_human_confirmation: z.boolean() })).max(20),
+  action_plan: z
+    .array(
+      z.strictObject({
+        action: text,
+        based_on_analysis_ids: z.array(id),
+        requires_human_confirmation: z.boolean(),
+      }),
+    )
+    .max(20),
   recommendations: z.array(z.strictObject({ text, based_on_analysis_ids: z.array(id) })).max(20),
-  limitations: z.strictObject({ scope: z.string().trim().max(1000), missing_info: z.array(z.string().trim().max(1000)).max(20) }),
+  limitations: z.strictObject({
+    scope: z.string().trim().max(1000),
+    missing_info: z.array(z.string().trim().max(1000)).max(20),
+  }),
 });
 export type Draft = z.infer<typeof draftSchema>;
 
@@ -39,7 +50,12 @@ export function parseDraft(answer: string): DraftParse {
   }
   const parsed = draftSchema.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, violations: parsed.error.issues.map((issue) => `schema: ${issue.path.join('.') || '(root)'}: ${issue.message}`) };
+    return {
+      ok: false,
+      violations: parsed.error.issues.map(
+        (issue) => `schema: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+      ),
+    };
   }
   return { ok: true, draft: parsed.data };
 }

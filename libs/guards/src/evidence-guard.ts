@@ -1,11 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
-import { CanonicalInvocation, EvidenceStoreUnavailable, InvocationStore, ModelGateway, RunContext, textOf } from '@app/harness';
+import {
+  CanonicalInvocation,
+  EvidenceStoreUnavailable,
+  InvocationStore,
+  ModelGateway,
+  RunContext,
+  textOf,
+} from '@app/harness';
 import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
 import { Draft, parseDraft } from './draft.schema';
 import { checkEvidence, EvidenceCheck } from './evidence-rules';
 
-export type GuardedDraft = { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> } | { ok: false; violations: string[] };
+export type GuardedDraft =
+  | { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> }
+  | { ok: false; violations: string[] };
 
 /**
  * EvidenceGuard (seed §4.3): the agent's answer must parse as a Draft and every citation must be a
@@ -23,14 +32,22 @@ export class EvidenceGuard {
 
   async guard(ctx: RunContext, answer: string, onRepair: () => void): Promise<GuardedDraft> {
     const first = await this.verify(ctx, answer);
-    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', { attempt: 1, ok: first.ok, violations: first.ok ? 0 : first.violations.length });
+    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', {
+      attempt: 1,
+      ok: first.ok,
+      violations: first.ok ? 0 : first.violations.length,
+    });
     if (first.ok) return first;
 
     onRepair();
     ctx.throwIfStopped();
     const repaired = await this.repair(ctx, answer, first.violations);
     const second = await this.verify(ctx, repaired);
-    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', { attempt: 2, ok: second.ok, violations: second.ok ? 0 : second.violations.length });
+    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', {
+      attempt: 2,
+      ok: second.ok,
+      violations: second.ok ? 0 : second.violations.length,
+    });
     return second;
   }
 
@@ -42,7 +59,11 @@ export class EvidenceGuard {
     try {
       for (const id of ids) records.set(id, await this.store.get(ctx.runId, id));
     } catch (error) {
-      if (error instanceof EvidenceStoreUnavailable) return { ok: false, violations: ['the evidence store is unavailable, so no citation can be verified'] };
+      if (error instanceof EvidenceStoreUnavailable)
+        return {
+          ok: false,
+          violations: ['the evidence store is unavailable, so no citation can be verified'],
+        };
       throw error;
     }
     const check = checkEvidence(parsed.draft, ctx.runId, records);
@@ -53,9 +74,16 @@ export class EvidenceGuard {
   private async repair(ctx: RunContext, answer: string, violations: string[]): Promise<string> {
     const calls = (await this.invocations.listForRun(ctx.runId))
       .filter((call) => call.toolCallId !== null)
-      .map((call) => ({ tool_call_id: call.toolCallId, tool_name: call.toolName, evidence_status: call.evidenceStatus }));
+      .map((call) => ({
+        tool_call_id: call.toolCallId,
+        tool_name: call.toolName,
+        evidence_status: call.evidenceStatus,
+      }));
     const input = { draft: answer, violations, available_tool_calls: calls };
-    const reply = await this.gateway.invoke(ctx, { role: 'evidence-repair', messages: [new HumanMessage(JSON.stringify(input))] });
+    const reply = await this.gateway.invoke(ctx, {
+      role: 'evidence-repair',
+      messages: [new HumanMessage(JSON.stringify(input))],
+    });
     return textOf(reply.content);
   }
 }

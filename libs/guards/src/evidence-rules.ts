@@ -23,11 +23,16 @@ export type EvidenceCheck = { ok: true; snapshot: VerifiedSnapshot } | { ok: fal
  * the cited calls (null = no such record in this run). Checks authenticity and structure only; whether
  * the evidence supports the analysis is SemanticGuard's question.
  */
-export function checkEvidence(draft: Draft, runId: string, records: ReadonlyMap<string, CanonicalInvocation | null>): EvidenceCheck {
+export function checkEvidence(
+  draft: Draft,
+  runId: string,
+  records: ReadonlyMap<string, CanonicalInvocation | null>,
+): EvidenceCheck {
   const violations: string[] = [];
   const ids = new Set<string>();
   for (const analysis of draft.analysis) {
-    if (ids.has(analysis.analysis_id)) violations.push(`analysis_id ${analysis.analysis_id} is used more than once`);
+    if (ids.has(analysis.analysis_id))
+      violations.push(`analysis_id ${analysis.analysis_id} is used more than once`);
     ids.add(analysis.analysis_id);
   }
 
@@ -52,23 +57,33 @@ export function checkEvidence(draft: Draft, runId: string, records: ReadonlyMap<
         continue;
       }
       if (analysis.kind === 'NORMAL' && record.evidence_status !== 'EVIDENCE_FOUND') {
-        violations.push(`${where} is NORMAL but cites ${toolCallId}, which found no evidence (only NEGATIVE_OBSERVATION may cite NO_EVIDENCE)`);
+        violations.push(
+          `${where} is NORMAL but cites ${toolCallId}, which found no evidence (only NEGATIVE_OBSERVATION may cite NO_EVIDENCE)`,
+        );
         continue;
       }
       const verified = verifiedEvidenceOf(record as CanonicalInvocation & { agent_result: AgentResult });
       evidence.push(verified);
       if (!cited.has(toolCallId)) cited.set(toolCallId, { ...verified, tool_name: record.tool_name });
     }
-    byAnalysis.push({ analysis_id: analysis.analysis_id, analysis_text: analysis.text, kind: analysis.kind, verified_evidence: evidence });
+    byAnalysis.push({
+      analysis_id: analysis.analysis_id,
+      analysis_text: analysis.text,
+      kind: analysis.kind,
+      verified_evidence: evidence,
+    });
   }
 
   const checkRefs = (where: string, refs: string[]) => {
     if (refs.length === 0) violations.push(`${where} is not based on any analysis`);
-    for (const ref of refs) if (!ids.has(ref)) violations.push(`${where} refers to analysis ${ref}, which does not exist`);
+    for (const ref of refs)
+      if (!ids.has(ref)) violations.push(`${where} refers to analysis ${ref}, which does not exist`);
   };
   if (draft.conclusion) checkRefs('conclusion', draft.conclusion.based_on_analysis_ids);
   draft.action_plan.forEach((item, index) => checkRefs(`action_plan[${index}]`, item.based_on_analysis_ids));
-  draft.recommendations.forEach((item, index) => checkRefs(`recommendations[${index}]`, item.based_on_analysis_ids));
+  draft.recommendations.forEach((item, index) =>
+    checkRefs(`recommendations[${index}]`, item.based_on_analysis_ids),
+  );
 
   return violations.length > 0 ? { ok: false, violations } : { ok: true, snapshot: { byAnalysis, cited } };
 }

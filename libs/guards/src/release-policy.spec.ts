@@ -12,24 +12,55 @@ const knowledge = {
   truncated: false,
   tool_name: 'lookup_knowledge',
 };
-const logs = { source_type: 'LOG' as const, source: 'APPLICATION (MOCK)', scope: 'last 30 minutes', evidence_status: 'EVIDENCE_FOUND' as const, values: { patterns: [] }, truncated: false, tool_name: 'query_logs' };
-const snapshot: VerifiedSnapshot = { byAnalysis: [], cited: new Map<string, VerifiedEvidence & { tool_name: string }>([['call_logs', logs], ['call_kb', knowledge]]) };
+const logs = {
+  source_type: 'LOG' as const,
+  source: 'APPLICATION (MOCK)',
+  scope: 'last 30 minutes',
+  evidence_status: 'EVIDENCE_FOUND' as const,
+  values: { patterns: [] },
+  truncated: false,
+  tool_name: 'query_logs',
+};
+const snapshot: VerifiedSnapshot = {
+  byAnalysis: [],
+  cited: new Map<string, VerifiedEvidence & { tool_name: string }>([
+    ['call_logs', logs],
+    ['call_kb', knowledge],
+  ]),
+};
 
 const draft: Draft = {
   conclusion: { text: 'DRAFT-CONCLUSION pool exhausted', based_on_analysis_ids: ['a1'] },
   analysis: [
-    { analysis_id: 'a1', kind: 'NORMAL', text: 'DRAFT-ANALYSIS 84 pool errors', tool_call_ids: ['call_logs', 'call_logs'] },
+    {
+      analysis_id: 'a1',
+      kind: 'NORMAL',
+      text: 'DRAFT-ANALYSIS 84 pool errors',
+      tool_call_ids: ['call_logs', 'call_logs'],
+    },
     { analysis_id: 'a2', kind: 'NORMAL', text: 'runbook says so', tool_call_ids: ['call_kb', 'call_logs'] },
   ],
-  action_plan: [{ action: 'DRAFT-ACTION kill the job', based_on_analysis_ids: ['a1'], requires_human_confirmation: true }],
+  action_plan: [
+    { action: 'DRAFT-ACTION kill the job', based_on_analysis_ids: ['a1'], requires_human_confirmation: true },
+  ],
   recommendations: [{ text: 'alert on waiting threads', based_on_analysis_ids: ['a2'] }],
   limitations: { scope: 'order-service, last 30 minutes', missing_info: ['no slow query log'] },
 };
 
 describe('releaseReport', () => {
   it('releases the draft unchanged with references expanded in first-citation order', () => {
-    const { report } = releaseReport('order-123 payment times out', draft, snapshot, { maxFieldChars: 1000, maxSourceDocuments: 5 });
-    expect(Object.keys(report)).toEqual(['conclusion', 'analysis', 'action_plan', 'recommendations', 'limitations', 'references']);
+    const { report } = releaseReport('order-123 payment times out', draft, snapshot, {
+      maxFieldChars: 1000,
+      maxSourceDocuments: 5,
+    });
+    expect(Object.keys(report)).toEqual([
+      'conclusion',
+      'analysis',
+      'action_plan',
+      'recommendations',
+      'limitations',
+      'references',
+    ]);
     expect(report.conclusion).toEqual(draft.conclusion);
     expect(report.action_plan).toEqual(draft.action_plan);
     expect(report.recommendations).toEqual(draft.recommendations);
@@ -46,7 +77,10 @@ describe('releaseReport', () => {
   });
 
   it('publishes only conclusion, scope, limitations and source documents, within limits', () => {
-    const { publishedResult } = releaseReport('q'.repeat(80), draft, snapshot, { maxFieldChars: 50, maxSourceDocuments: 1 });
+    const { publishedResult } = releaseReport('q'.repeat(80), draft, snapshot, {
+      maxFieldChars: 50,
+      maxSourceDocuments: 1,
+    });
     expect(publishedResult).toEqual({
       user_query: 'q'.repeat(50),
       published_conclusion: 'DRAFT-CONCLUSION pool exhausted',
@@ -59,16 +93,23 @@ describe('releaseReport', () => {
 
 describe('fallbackReport', () => {
   it('lists no sources after an evidence failure', () => {
-    expect(fallbackReport('EVIDENCE_VALIDATION_FAILED', snapshot)).toMatchObject({ type: 'EVIDENCE_VALIDATION_FAILED', conclusion: null, verified_sources: [] });
+    expect(fallbackReport('EVIDENCE_VALIDATION_FAILED', snapshot)).toMatchObject({
+      type: 'EVIDENCE_VALIDATION_FAILED',
+      conclusion: null,
+      verified_sources: [],
+    });
   });
 
-  it.each(['SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNAVAILABLE'] as const)('%s lists the verified sources only, never draft text', (type) => {
-    const fallback = fallbackReport(type, snapshot);
-    expect(fallback.verified_sources).toEqual([
-      { source_type: 'LOG', source: 'APPLICATION (MOCK)', scope: 'last 30 minutes' },
-      { source_type: 'KNOWLEDGE', source: 'knowledge base', scope: 'query: 支付超时' },
-    ]);
-    expect(JSON.stringify(fallback)).not.toMatch(/DRAFT-|HikariCP/);
-    expect(fallback.next_steps.length).toBeGreaterThan(0);
-  });
+  it.each(['SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNAVAILABLE'] as const)(
+    '%s lists the verified sources only, never draft text',
+    (type) => {
+      const fallback = fallbackReport(type, snapshot);
+      expect(fallback.verified_sources).toEqual([
+        { source_type: 'LOG', source: 'APPLICATION (MOCK)', scope: 'last 30 minutes' },
+        { source_type: 'KNOWLEDGE', source: 'knowledge base', scope: 'query: 支付超时' },
+      ]);
+      expect(JSON.stringify(fallback)).not.toMatch(/DRAFT-|HikariCP/);
+      expect(fallback.next_steps.length).toBeGreaterThan(0);
+    },
+  );
 });

@@ -3,7 +3,11 @@ import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 import type { VerifiedEvidence } from './verified-evidence';
 
-export const FALLBACK_TYPES = ['EVIDENCE_VALIDATION_FAILED', 'SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNAVAILABLE'] as const;
+export const FALLBACK_TYPES = [
+  'EVIDENCE_VALIDATION_FAILED',
+  'SEMANTIC_UNSUPPORTED',
+  'SEMANTIC_UNAVAILABLE',
+] as const;
 export type FallbackType = (typeof FALLBACK_TYPES)[number];
 
 export interface Reference extends Omit<VerifiedEvidence, 'evidence_status'> {
@@ -14,7 +18,12 @@ export interface Reference extends Omit<VerifiedEvidence, 'evidence_status'> {
 /** The released report: the agent's semantic content unchanged, citations expanded to references (seed §10.2). */
 export interface DiagnosisReport {
   conclusion: Draft['conclusion'];
-  analysis: { analysis_id: string; kind: 'NORMAL' | 'NEGATIVE_OBSERVATION'; text: string; reference_ids: number[] }[];
+  analysis: {
+    analysis_id: string;
+    kind: 'NORMAL' | 'NEGATIVE_OBSERVATION';
+    text: string;
+    reference_ids: number[];
+  }[];
   action_plan: Draft['action_plan'];
   recommendations: Draft['recommendations'];
   limitations: Draft['limitations'];
@@ -41,7 +50,8 @@ const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string 
     limitation: '语义校验未通过 / The report did not pass the semantic review.',
   },
   SEMANTIC_UNAVAILABLE: {
-    message: '当前无法完成安全校验，未发布诊断结论 / The safety review is unavailable, so no conclusion is published.',
+    message:
+      '当前无法完成安全校验，未发布诊断结论 / The safety review is unavailable, so no conclusion is published.',
     limitation: '语义校验暂不可用 / The semantic review is temporarily unavailable.',
   },
 };
@@ -59,7 +69,12 @@ export interface PublishLimits {
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
 /** SUPPORTED: release the draft as written plus deterministic references; also what a later turn may see. */
-export function releaseReport(query: string, draft: Draft, snapshot: VerifiedSnapshot, limits: PublishLimits): { report: DiagnosisReport; publishedResult: PublishedResult } {
+export function releaseReport(
+  query: string,
+  draft: Draft,
+  snapshot: VerifiedSnapshot,
+  limits: PublishLimits,
+): { report: DiagnosisReport; publishedResult: PublishedResult } {
   const ids = [...snapshot.cited.keys()];
   const references: Reference[] = ids.map((id, index) => {
     const { tool_name: _tool, ...evidence } = snapshot.cited.get(id)!;
@@ -82,7 +97,8 @@ export function releaseReport(query: string, draft: Draft, snapshot: VerifiedSna
   for (const reference of references) {
     if (reference.source_type !== 'KNOWLEDGE' || !Array.isArray(reference.values)) continue;
     for (const item of reference.values as { document_id?: unknown; title?: unknown }[]) {
-      if (typeof item.document_id === 'string' && !documents.has(item.document_id)) documents.set(item.document_id, String(item.title ?? ''));
+      if (typeof item.document_id === 'string' && !documents.has(item.document_id))
+        documents.set(item.document_id, String(item.title ?? ''));
     }
   }
   const publishedResult: PublishedResult = {
@@ -107,5 +123,12 @@ export function fallbackReport(type: FallbackType, snapshot: VerifiedSnapshot | 
       const key = JSON.stringify(source);
       return seen.has(key) ? false : (seen.add(key), true);
     });
-  return { type, conclusion: null, message: FALLBACK_TEXT[type].message, verified_sources, limitations: [FALLBACK_TEXT[type].limitation], next_steps: NEXT_STEPS };
+  return {
+    type,
+    conclusion: null,
+    message: FALLBACK_TEXT[type].message,
+    verified_sources,
+    limitations: [FALLBACK_TEXT[type].limitation],
+    next_steps: NEXT_STEPS,
+  };
 }

@@ -1,28 +1,47 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import { z } from 'zod';
-import { harnessConfig, HarnessConfig, HarnessRetryExecutor, InvalidModelOutput, ModelGateway, RetryExhausted, RunContext, textOf } from '@app/harness';
+import {
+  harnessConfig,
+  HarnessConfig,
+  HarnessRetryExecutor,
+  InvalidModelOutput,
+  ModelGateway,
+  RetryExhausted,
+  RunContext,
+  textOf,
+} from '@app/harness';
 import { TimelineRepository } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 
-const verdictSchema = z.strictObject({ verdict: z.enum(['SUPPORTED', 'UNSUPPORTED']), reason: z.string().min(1).max(2000) });
+const verdictSchema = z.strictObject({
+  verdict: z.enum(['SUPPORTED', 'UNSUPPORTED']),
+  reason: z.string().min(1).max(2000),
+});
 export type SemanticVerdict = z.infer<typeof verdictSchema>;
 
-export type SemanticOutcome = { kind: 'VERDICT'; verdict: SemanticVerdict } | { kind: 'UNAVAILABLE'; reason: string };
+export type SemanticOutcome =
+  { kind: 'VERDICT'; verdict: SemanticVerdict } | { kind: 'UNAVAILABLE'; reason: string };
 
 /** The draft as the reviewer sees it: all user-visible content, no tool_call_ids. */
 export function reviewInput(query: string, draft: Draft, snapshot: VerifiedSnapshot) {
   return {
     query,
     draft: {
-      conclusion: draft.conclusion ? { text: draft.conclusion.text, based_on_analysis_ids: draft.conclusion.based_on_analysis_ids } : null,
+      conclusion: draft.conclusion
+        ? { text: draft.conclusion.text, based_on_analysis_ids: draft.conclusion.based_on_analysis_ids }
+        : null,
       analysis: draft.analysis.map(({ analysis_id, kind, text }) => ({ analysis_id, kind, text })),
       action_plan: draft.action_plan,
       recommendations: draft.recommendations,
       limitations: draft.limitations,
     },
-    verified_evidence: snapshot.byAnalysis.map(({ analysis_id, analysis_text, verified_evidence }) => ({ analysis_id, analysis_text, verified_evidence })),
+    verified_evidence: snapshot.byAnalysis.map(({ analysis_id, analysis_text, verified_evidence }) => ({
+      analysis_id,
+      analysis_text,
+      verified_evidence,
+    })),
   };
 }
 
@@ -41,10 +60,18 @@ export class SemanticGuard {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
-  async review(ctx: RunContext, query: string, draft: Draft, snapshot: VerifiedSnapshot): Promise<SemanticOutcome> {
+  async review(
+    ctx: RunContext,
+    query: string,
+    draft: Draft,
+    snapshot: VerifiedSnapshot,
+  ): Promise<SemanticOutcome> {
     const input = JSON.stringify(reviewInput(query, draft, snapshot));
     if (input.length > this.config.semantic.maxInputChars) {
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_SKIPPED', { reason: 'INPUT_TOO_LARGE', chars: input.length });
+      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_SKIPPED', {
+        reason: 'INPUT_TOO_LARGE',
+        chars: input.length,
+      });
       return { kind: 'UNAVAILABLE', reason: 'SEMANTIC_INPUT_TOO_LARGE' };
     }
     const deadline = Date.now() + this.config.semantic.totalTimeoutMs;
@@ -61,7 +88,10 @@ export class SemanticGuard {
         return parseVerdict(textOf(reply.content));
       });
       // The reason is audit material only: it goes to the timeline, never to the user.
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_VERDICT', { verdict: verdict.verdict, reason: verdict.reason });
+      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_VERDICT', {
+        verdict: verdict.verdict,
+        reason: verdict.reason,
+      });
       return { kind: 'VERDICT', verdict };
     } catch (error) {
       if (!(error instanceof RetryExhausted)) throw error;

@@ -12,16 +12,26 @@ export interface VerifiedEvidence {
 }
 
 type Scope = Record<string, unknown>;
-const asScope = (value: unknown): Scope => (typeof value === 'object' && value !== null ? (value as Scope) : {});
+const asScope = (value: unknown): Scope =>
+  typeof value === 'object' && value !== null ? (value as Scope) : {};
 
 /** Deterministic view of one READY invocation's agent_result; the tool_call_id stays with the Harness. */
-export function verifiedEvidenceOf(record: CanonicalInvocation & { agent_result: AgentResult }): VerifiedEvidence {
+export function verifiedEvidenceOf(
+  record: CanonicalInvocation & { agent_result: AgentResult },
+): VerifiedEvidence {
   const result = record.agent_result;
   const evidenceStatus = record.evidence_status === 'NO_EVIDENCE' ? 'NO_EVIDENCE' : 'EVIDENCE_FOUND';
   const truncated = result.truncated === true;
   switch (record.tool_name) {
     case 'lookup_knowledge':
-      return { source_type: 'KNOWLEDGE', source: 'knowledge base', scope: `query: ${String(result.query ?? '')}`, evidence_status: evidenceStatus, values: result.evidence ?? [], truncated };
+      return {
+        source_type: 'KNOWLEDGE',
+        source: 'knowledge base',
+        scope: `query: ${String(result.query ?? '')}`,
+        evidence_status: evidenceStatus,
+        values: result.evidence ?? [],
+        truncated,
+      };
     case 'query_logs': {
       const scope = asScope(result.scope);
       return {
@@ -46,7 +56,14 @@ export function verifiedEvidenceOf(record: CanonicalInvocation & { agent_result:
     }
     default: {
       const { tool_call_id: _id, evidence_status: _status, truncated: _truncated, ...values } = result;
-      return { source_type: 'OTHER', source: record.tool_name, scope: '', evidence_status: evidenceStatus, values, truncated };
+      return {
+        source_type: 'OTHER',
+        source: record.tool_name,
+        scope: '',
+        evidence_status: evidenceStatus,
+        values,
+        truncated,
+      };
     }
   }
 }

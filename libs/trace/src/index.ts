@@ -8,7 +8,7 @@ export { CONTENT_SOURCES } from './entities/agent-reasoning-audit.entity';
 export type { ContentSource } from './entities/agent-reasoning-audit.entity';
 export type { TraceDetails } from './entities/diagnosis-trace-event.entity';
 export { RunRepository } from './repositories/run.repository';
-export type { StartRun } from './repositories/run.repository';
+export type { DiagnosisRun, FinishRun, StartRun } from './repositories/run.repository';
 export { AgentStepRepository } from './repositories/agent-step.repository';
 export type { ModelStepRecord, ReasoningAuditRecord } from './repositories/agent-step.repository';
 export { ToolInvocationRepository } from './repositories/tool-invocation.repository';

@@ -1,3 +1,4 @@
+import { chatConfig } from '@app/chat';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
 import { toolsConfig } from '@app/tools';
 import { databaseConfig } from '@app/trace';

@@ -1,8 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
-import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
+import { DiagnosisRunEntity, Intent, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
+
+export type DiagnosisRun = DiagnosisRunEntity;
+
+/** Everything the run records when it ends; written once (a run leaves RUNNING exactly one time). */
+export interface FinishRun {
+  status: Exclude<RunStatus, 'RUNNING'>;
+  releaseOutcome: Exclude<RunStatus, 'RUNNING'>;
+  conclusion?: string | null;
+  publishedResult?: PublishedResult | null;
+  fallbackReason?: string | null;
+  errorCode?: string | null;
+  modelCalls: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  durationMs: number;
+}
 
 export interface StartRun {
   sessionId: string;
@@ -35,5 +53,49 @@ export class RunRepository {
 
   findRun(runId: string): Promise<DiagnosisRunEntity | null> {
     return this.runs.findOneBy({ runId });
+  }
+
+  async setIntent(runId: string, intent: Intent): Promise<void> {
+    await this.runs.update({ runId }, { intent });
+  }
+
+  /** Moves the run to its terminal state; returns false when it had already left RUNNING. */
+  async finishRun(runId: string, finish: FinishRun): Promise<boolean> {
+    const result = await this.runs.update(
+      { runId, status: 'RUNNING' },
+      {
+        status: finish.status,
+        releaseOutcome: finish.releaseOutcome,
+        conclusion: finish.conclusion ?? null,
+        publishedResult: finish.publishedResult ?? null,
+        fallbackReason: finish.fallbackReason ?? null,
+        errorCode: finish.errorCode ?? null,
+        modelCalls: finish.modelCalls,
+        toolCalls: finish.toolCalls,
+        inputTokens: finish.inputTokens,
+        outputTokens: finish.outputTokens,
+        totalTokens: finish.totalTokens,
+        durationMs: finish.durationMs,
+        endedAt: new Date(),
+      },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The previous run of the session (for the router's last_intent / last_user_query). */
+  findLatestRunBefore(sessionId: string, runId: string): Promise<DiagnosisRunEntity | null> {
+    return this.runs.findOne({ where: { sessionId, runId: Not(runId) }, order: { createdAt: 'DESC' } });
+  }
+
+  /** Seed §4.6: the latest DIAGNOSIS run of the session that was released (SUCCESS) with a published result. */
+  findLatestPublishedDiagnosis(sessionId: string): Promise<DiagnosisRunEntity | null> {
+    return this.runs.findOne({
+      where: { sessionId, intent: 'DIAGNOSIS', releaseOutcome: 'SUCCESS', publishedResult: Not(IsNull()) },
+      order: { createdAt: 'DESC' },
+    });
+  }
+
+  listSessionRuns(sessionId: string, limit: number, offset: number): Promise<DiagnosisRunEntity[]> {
+    return this.runs.find({ where: { sessionId }, order: { createdAt: 'DESC' }, take: limit, skip: offset });
   }
 }

@@ -1,0 +1,40 @@
+import { checkKnowledgeAnswer, NOT_FOUND_ANSWER, RetrievedDocument } from './knowledge-answer';
+
+const doc = (id: string): RetrievedDocument => ({
+  document_id: id,
+  title: `T ${id}`,
+  source: `${id}.md`,
+  breadcrumb: 'B',
+  excerpt: 'E',
+});
+
+describe('checkKnowledgeAnswer', () => {
+  it('keeps only retrieved references', () => {
+    const text = JSON.stringify({
+      answer: 'Check the pool.',
+      references: ['doc-1', 'doc-invented', 'doc-1'],
+      limitations: 'runbook only',
+    });
+    expect(checkKnowledgeAnswer(text, [doc('doc-1'), doc('doc-2')])).toEqual({
+      answer: 'Check the pool.',
+      references: [doc('doc-1')],
+      limitations: 'runbook only',
+      found: true,
+    });
+  });
+
+  it.each([
+    [
+      'citing only invented documents',
+      JSON.stringify({ answer: 'x', references: ['doc-x'], limitations: '' }),
+    ],
+    ['citing nothing', JSON.stringify({ answer: 'x', references: [], limitations: '' })],
+    ['prose instead of JSON', 'The answer is 42.'],
+  ])('falls back to "not found" when %s', (_name, text) => {
+    expect(checkKnowledgeAnswer(text, [doc('doc-1')])).toMatchObject({
+      answer: NOT_FOUND_ANSWER,
+      references: [],
+      found: false,
+    });
+  });
+});

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { HumanMessage } from '@langchain/core/messages';
+import {
+  BudgetExhausted,
+  harnessConfig,
+  HarnessConfig,
+  ModelCallFailed,
+  ModelGateway,
+  RetryExhausted,
+  RunCancelled,
+  RunContext,
+  RunContextFactory,
+  RunDeadlineExceeded,
+  textOf,
+  ToolBoundary,
+} from '@app/harness';
+import { EvidenceTools } from '@app/tools';
+import { FinishRun, RunRepository, TimelineRepository } from '@app/trace';
+import { checkKnowledgeAnswer, RetrievedDocument } from './answers/knowledge-answer';
+import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
+import { previousTurnOf } from './diagnosis/previous-turn';
+import { IntentRouter } from './routing/intent-router';
+import { ChatEventStream, FailureCode } from './sse/chat-events';
+
+export interface ChatRequest {
+  sessionId?: string;
+  query: string;
+}
+
+type Terminal = Omit<
+  FinishRun,
+  'modelCalls' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'durationMs'
+>;
+
+const FAILURE_MESSAGES: Record<FailureCode, string> = {
+  ROUTING_UNAVAILABLE:
+    '当前暂时无法处理该请求，请稍后重试 / The request cannot be handled right now; please try again later.',
+  MODEL_UNAVAILABLE:
+    '模型服务暂时不可用，请稍后重试 / The model service is unavailable; please try again later.',
+  BUDGET_EXHAUSTED:
+    '本次诊断超出了资源预算，请缩小问题范围后重试 / The run used up its budget; narrow the question and try again.',
+  RUN_TIMEOUT: '本次请求处理超时，请稍后重试 / The request took too long; please try again later.',
+  INTERNAL_ERROR: '处理请求时出现内部错误 / An internal error occurred.',
+};
+
+/**
+ * One chat request end to end (seed §4.5–4.7): session and run rows, the RunContext, routing, the
+ * intent's executor, exactly one terminal state in MySQL even when a step throws, and the SSE events
+ * in their fixed order. The controller only hands over the request, the stream and the client's signal.
+ */
+@Injectable()
+export class ChatApplicationUseCase {
+  private readonly logger = new Logger(ChatApplicationUseCase.name);
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly timeline: TimelineRepository,
+    private readonly contexts: RunContextFactory,
+    private readonly router: IntentRouter,
+    private readonly gateway: ModelGateway,
+    private readonly boundary: ToolBoundary,
+    private readonly tools: EvidenceTools,
+    private readonly diagnosis: DiagnosisPipeline,
+    @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+  ) {}
+
+  async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
+    const sessionId = request.sessionId ?? randomUUID();
+    const runId = randomUUID();
+    await this.runs.startRun({ sessionId, runId, query: request.query });
+    const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
+    const started = Date.now();
+    let terminal: Terminal;
+    try {
+      stream.metadata(sessionId, runId);
+      await this.timeline.append(runId, 'RUN', 'RUN_STARTED', { query_chars: request.query.length });
+      terminal = await this.execute(ctx, request.query, stream);
+    } catch (error) {
+      terminal = this.failed(error, stream, runId);
+    } finally {
+      ctx.close();
+    }
+    await this.persist(ctx, terminal, started);
+  }
+
+  private async execute(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+    stream.status('ROUTING', '正在理解问题 / understanding the request');
+    const last = await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId);
+    const intent = await this.router.route(ctx, {
+      query,
+      last_intent: last?.intent ?? null,
+      last_user_query: last?.query ?? null,
+    });
+    await this.runs.setIntent(ctx.runId, intent);
+    const routed = ctx.withIntent(intent);
+    switch (intent) {
+      case 'SYSTEM_CHAT':
+        return this.systemChat(routed, query, stream);
+      case 'KNOWLEDGE_QUERY':
+        return this.knowledgeQuery(routed, query, stream);
+      case 'DIAGNOSIS':
+        return this.diagnose(routed, query, stream);
+    }
+  }
+
+  private async systemChat(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+    stream.status('ANSWERING', '正在回答 / answering');
+    const reply = await this.gateway.invoke(ctx, {
+      role: 'system-chat',
+      messages: [new HumanMessage(query)],
+    });
+    ctx.throwIfStopped();
+    stream.content('SYSTEM_ANSWER', { answer: textOf(reply.content) }, 'SUCCESS');
+    return { status: 'SUCCESS', releaseOutcome: 'SUCCESS' };
+  }
+
+  private async knowledgeQuery(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+    stream.status('KNOWLEDGE_SEARCHING', '正在检索知识库 / searching the knowledge base');
+    const lookup = await this.boundary.execute(
+      ctx,
+      this.tools.lookupKnowledge,
+      `knowledge_query_${ctx.runId}`,
+      { query },
+    );
+    const retrieved =
+      (lookup.isError ? [] : (lookup.agentResult.evidence as RetrievedDocument[] | undefined)) ?? [];
+    let answer = checkKnowledgeAnswer('', []);
+    if (retrieved.length > 0) {
+      stream.status('ANSWERING', '正在根据知识库回答 / answering from the knowledge base');
+      const reply = await this.gateway.invoke(ctx, {
+        role: 'knowledge-answer',
+        messages: [new HumanMessage(JSON.stringify({ query, evidence: retrieved }))],
+      });
+      answer = checkKnowledgeAnswer(textOf(reply.content), retrieved);
+    }
+    ctx.throwIfStopped();
+    await this.timeline.append(ctx.runId, 'RELEASE', 'KNOWLEDGE_ANSWERED', {
+      found: answer.found,
+      references: answer.references.length,
+    });
+    const { found: _found, ...payload } = answer;
+    stream.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS');
+    return { status: 'SUCCESS', releaseOutcome: 'SUCCESS' };
+  }
+
+  private async diagnose(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+    const previous = await this.runs.findLatestPublishedDiagnosis(ctx.sessionId);
+    const result = await this.diagnosis.run(
+      ctx,
+      query,
+      previousTurnOf(previous?.publishedResult ?? null, this.config.previousTurn),
+      stream,
+    );
+    ctx.throwIfStopped();
+    if (result.outcome === 'SUCCESS') {
+      stream.content('DIAGNOSIS_REPORT', result.report, 'SUCCESS');
+      return {
+        status: 'SUCCESS',
+        releaseOutcome: 'SUCCESS',
+        conclusion: result.conclusion,
+        publishedResult: result.publishedResult,
+      };
+    }
+    stream.content('FALLBACK', result.fallback, 'FALLBACK');
+    return { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: result.fallbackReason };
+  }
+
+  /** Maps what ended the run to a stable failure (or silence, when the client left). */
+  private failed(error: unknown, stream: ChatEventStream, runId: string): Terminal {
+    if (error instanceof RunCancelled) {
+      stream.close();
+      return { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' };
+    }
+    const code: FailureCode =
+      error instanceof RetryExhausted && error.operation === 'intent_router'
+        ? 'ROUTING_UNAVAILABLE'
+        : error instanceof RunDeadlineExceeded
+          ? 'RUN_TIMEOUT'
+          : error instanceof BudgetExhausted
+            ? 'BUDGET_EXHAUSTED'
+            : error instanceof ModelCallFailed || error instanceof RetryExhausted
+              ? 'MODEL_UNAVAILABLE'
+              : 'INTERNAL_ERROR';
+    if (code === 'INTERNAL_ERROR') {
+      this.logger.error(`run ${runId} failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+    }
+    stream.failure(code, FAILURE_MESSAGES[code]);
+    return {
+      status: 'FAILED',
+      releaseOutcome: 'FAILED',
+      errorCode: error instanceof BudgetExhausted ? `BUDGET_${error.limit}` : code,
+    };
+  }
+
+  private async persist(ctx: RunContext, terminal: Terminal, started: number): Promise<void> {
+    const totals = ctx.budget.totals();
+    try {
+      await this.runs.finishRun(ctx.runId, {
+        ...terminal,
+        modelCalls: totals.modelCalls,
+        toolCalls: totals.toolCalls,
+        inputTokens: totals.inputTokens,
+        outputTokens: totals.outputTokens,
+        totalTokens: totals.totalTokens,
+        durationMs: Date.now() - started,
+      });
+      await this.timeline.append(ctx.runId, 'RUN', 'RUN_FINISHED', { status: terminal.status });
+    } catch (error) {
+      this.logger.error(
+        `run ${ctx.runId}: the terminal state could not be stored (${error instanceof Error ? error.name : 'unknown error'})`,
+      );
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsOptional, IsString, Length, Matches } from 'class-validator';
+
+export class ChatRequestDto {
+  @ApiPropertyOptional({
+    description: 'Continue this session; omitted, a new session starts.',
+    pattern: '^[A-Za-z0-9_-]{8,64}$',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{8,64}$/, {
+    message: 'session_id must be 8-64 characters of A-Z, a-z, 0-9, _ or -',
+  })
+  session_id?: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 4000, example: 'order-123 payment times out, find out why' })
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 4000, { message: 'query must be 1 to 4000 characters after trimming' })
+  query!: string;
+}

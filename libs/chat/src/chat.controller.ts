@@ -1,0 +1,96 @@
+import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ChatCapacity } from './chat-capacity';
+import { ChatApplicationUseCase } from './chat-application.use-case';
+import { chatConfig, ChatConfig } from './chat.config';
+import { ChatRequestDto } from './chat-request.dto';
+import { ChatEvent, ChatEventStream } from './sse/chat-events';
+
+/**
+ * POST /api/chat, the only chat endpoint: a validated body (400 before any stream), bounded concurrency
+ * (503 + Retry-After before any stream), then named SSE events with heartbeat comments. A client that
+ * disconnects aborts the run; nothing more is written to it.
+ */
+@ApiTags('chat')
+@Controller('api')
+export class ChatController {
+  private readonly logger = new Logger(ChatController.name);
+
+  constructor(
+    private readonly useCase: ChatApplicationUseCase,
+    private readonly capacity: ChatCapacity,
+    @Inject(chatConfig.KEY) private readonly config: ChatConfig,
+  ) {}
+
+  @Post('chat')
+  @ApiOperation({
+    summary:
+      'Ask a question or report a fault; answers as server-sent events: metadata, status*, content|failure, done',
+  })
+  @ApiBody({ type: ChatRequestDto })
+  @ApiProduces('text/event-stream')
+  @ApiResponse({ status: 200, description: 'text/event-stream' })
+  @ApiResponse({ status: 400, description: 'Invalid body' })
+  @ApiResponse({ status: 503, description: 'At capacity; see Retry-After' })
+  async chat(@Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
+    const client = new AbortController();
+    // 'close' on the response (not the request) is the client going away; after end() it is not.
+    res.on('close', () => {
+      if (!res.writableFinished) client.abort();
+    });
+    const release = await this.capacity.acquire(client.signal);
+    if (!release) {
+      if (!client.signal.aborted) {
+        res
+          .status(503)
+          .set('Retry-After', String(this.config.retryAfterSeconds))
+          .json({
+            statusCode: 503,
+            error: 'Service Unavailable',
+            message: 'The service is at capacity; retry later.',
+          });
+      }
+      return;
+    }
+    let heartbeat: NodeJS.Timeout | undefined;
+    const open = () => {
+      if (res.headersSent) return;
+      res.status(200).set({
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      res.flushHeaders();
+      heartbeat = setInterval(() => res.write(': heartbeat\n\n'), this.config.heartbeatMs);
+    };
+    const stream = new ChatEventStream((event: ChatEvent) => {
+      open();
+      res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    });
+    client.signal.addEventListener('abort', () => stream.close(), { once: true });
+    try {
+      await this.useCase.handle({ sessionId: body.session_id, query: body.query }, stream, client.signal);
+    } catch (error) {
+      // Only reachable before the run exists (e.g. MySQL down): no stream has started yet.
+      this.logger.error(
+        `chat request failed before its run started: ${error instanceof Error ? error.name : 'unknown error'}`,
+      );
+      if (!res.headersSent && !client.signal.aborted) {
+        res
+          .status(503)
+          .set('Retry-After', String(this.config.retryAfterSeconds))
+          .json({
+            statusCode: 503,
+            error: 'Service Unavailable',
+            message: 'The service cannot start a run right now; retry later.',
+          });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      release();
+      if (!res.writableEnded) res.end();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { GuardsModule } from '@app/guards';
+import { harnessConfig, HarnessModule } from '@app/harness';
+import { ToolsModule } from '@app/tools';
+import { TraceModule } from '@app/trace';
+import { ChatApplicationUseCase } from './chat-application.use-case';
+import { ChatCapacity } from './chat-capacity';
+import { ChatController } from './chat.controller';
+import { chatConfig, ChatConfig } from './chat.config';
+import { DiagnosisAgent } from './diagnosis/diagnosis-agent';
+import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
+import { IntentRouter } from './routing/intent-router';
+
+@Module({
+  imports: [
+    ConfigModule.forFeature(chatConfig),
+    ConfigModule.forFeature(harnessConfig),
+    HarnessModule,
+    ToolsModule,
+    GuardsModule,
+    TraceModule,
+  ],
+  controllers: [ChatController],
+  providers: [
+    {
+      provide: ChatCapacity,
+      inject: [chatConfig.KEY],
+      useFactory: (config: ChatConfig) => new ChatCapacity(config.maxInFlight, config.maxQueue),
+    },
+    ChatApplicationUseCase,
+    IntentRouter,
+    DiagnosisAgent,
+    DiagnosisPipeline,
+  ],
+  exports: [ChatApplicationUseCase, DiagnosisPipeline],
+})
+export class ChatModule {}

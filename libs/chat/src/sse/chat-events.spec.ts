@@ -1,0 +1,44 @@
+import { ChatEvent, ChatEventStream } from './chat-events';
+
+function stream() {
+  const events: ChatEvent[] = [];
+  return { events, stream: new ChatEventStream((event) => events.push(event)) };
+}
+
+describe('ChatEventStream', () => {
+  it('emits metadata, status*, content and done in order', () => {
+    const { events, stream: s } = stream();
+    s.metadata('s1', 'r1');
+    s.status('ROUTING', 'routing');
+    s.content('SYSTEM_ANSWER', { answer: 'hi' }, 'SUCCESS');
+    s.status('RELEASING', 'late');
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'status', 'content', 'done']);
+    expect(events.at(-1)).toEqual({ event: 'done', data: { outcome: 'SUCCESS' } });
+  });
+
+  it('sends at most one of content and failure, and done exactly once', () => {
+    const { events, stream: s } = stream();
+    s.metadata('s1', 'r1');
+    s.failure('ROUTING_UNAVAILABLE', 'try later');
+    s.failure('INTERNAL_ERROR', 'again');
+    expect(() => s.content('FALLBACK', {}, 'FALLBACK')).toThrow('content is not allowed after DONE');
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'failure', 'done']);
+    expect(events.at(-1)).toEqual({ event: 'done', data: { outcome: 'FAILED' } });
+  });
+
+  it('refuses anything before metadata and a second metadata', () => {
+    const { stream: s } = stream();
+    expect(() => s.content('SYSTEM_ANSWER', {}, 'SUCCESS')).toThrow('content is not allowed after NEW');
+    s.metadata('s', 'r');
+    expect(() => s.metadata('s', 'r')).toThrow('metadata is not allowed after OPEN');
+  });
+
+  it('writes nothing once the client has gone', () => {
+    const { events, stream: s } = stream();
+    s.metadata('s1', 'r1');
+    s.close();
+    s.status('TOOL_RUNNING', 'x');
+    s.failure('INTERNAL_ERROR', 'x');
+    expect(events.map((e) => e.event)).toEqual(['metadata']);
+  });
+});

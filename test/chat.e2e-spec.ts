@@ -1,0 +1,396 @@
+import { createConnection, RowDataPacket } from 'mysql2/promise';
+import { RunningApp, startApp } from './support/app-under-test';
+import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
+import { postChat, SseEvent } from './support/sse-client';
+import { StubLlmServer } from './support/stub-llm/stub-llm-server';
+import { TEST_MYSQL } from './support/test-env';
+
+const stub = new StubLlmServer();
+let app: RunningApp;
+
+async function query<T extends RowDataPacket>(sql: string, params: unknown[]): Promise<T[]> {
+  const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+  try {
+    const [rows] = await connection.query<T[]>(sql, params);
+    return rows;
+  } finally {
+    await connection.end();
+  }
+}
+
+const names = (events: SseEvent[]) => events.map((event) => event.event);
+const statusCodes = (events: SseEvent[]) =>
+  events.filter((event) => event.event === 'status').map((event) => event.data.code);
+const runIdOf = (events: SseEvent[]) => String(events[0].data.run_id);
+
+async function runRow(runId: string) {
+  const [row] = await query<RowDataPacket>('SELECT * FROM diagnosis_run WHERE run_id = ?', [runId]);
+  return row;
+}
+
+beforeAll(async () => {
+  const baseUrl = await stub.start();
+  app = await startApp({
+    LLM_BASE_URL: baseUrl,
+    HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '400',
+    HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '2000',
+    HARNESS_MODEL_CALL_TIMEOUT_MS: '3000',
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await stub.stop();
+});
+beforeEach(() => {
+  stub.requests.length = 0;
+});
+
+describe('POST /api/chat over real HTTP', () => {
+  it('answers SYSTEM_CHAT with the fixed event order and one terminal state', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'SYSTEM_CHAT' }],
+        'system-chat': [{ content: 'I diagnose faults.' }],
+      },
+    });
+    const response = await postChat(app.baseUrl, { query: '  你好，你能做什么？  ' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
+    expect(statusCodes(response.events)).toEqual(['ROUTING', 'ANSWERING']);
+    expect(response.events[3].data).toEqual({
+      content_type: 'SYSTEM_ANSWER',
+      payload: { answer: 'I diagnose faults.' },
+    });
+    expect(response.events[4].data).toEqual({ outcome: 'SUCCESS' });
+    const row = await runRow(runIdOf(response.events));
+    expect(row).toMatchObject({
+      status: 'SUCCESS',
+      intent: 'SYSTEM_CHAT',
+      release_outcome: 'SUCCESS',
+      query: '你好，你能做什么？',
+      model_calls: 2,
+    });
+    const [router] = stub.requestsFor('intent-router');
+    expect(JSON.parse(String(router.body.messages?.[1].content))).toEqual({
+      query: '你好，你能做什么？',
+      last_intent: null,
+      last_user_query: null,
+    });
+  });
+
+  it('runs a diagnosis end to end and releases the verified report with references', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson()),
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out, find out why' });
+    expect(names(response.events)).toEqual([
+      ...['metadata'],
+      ...Array(statusCodes(response.events).length).fill('status'),
+      'content',
+      'done',
+    ]);
+    expect(statusCodes(response.events)).toEqual([
+      'ROUTING',
+      'DIAGNOSIS_PLAN',
+      'TOOL_RUNNING',
+      'TOOL_DONE',
+      'EVIDENCE_VALIDATING',
+      'SEMANTIC_VALIDATING',
+      'RELEASING',
+    ]);
+    const plan = response.events.find((event) => event.data.code === 'DIAGNOSIS_PLAN');
+    expect(plan?.data.message).toBe(
+      '1. check order-service logs for pool errors\n2. look up the runbook\n3. conclude',
+    );
+    const content = response.events.at(-2)!.data as {
+      content_type: string;
+      payload: {
+        conclusion: { text: string };
+        analysis: { reference_ids: number[] }[];
+        references: { source_type: string; source: string }[];
+      };
+    };
+    expect(content.content_type).toBe('DIAGNOSIS_REPORT');
+    expect(content.payload.conclusion.text).toContain('HikariCP pool exhaustion');
+    expect(content.payload.analysis[0].reference_ids).toEqual([1]);
+    expect(content.payload.references).toEqual([
+      expect.objectContaining({ reference_id: 1, source_type: 'LOG', source: 'APPLICATION (MOCK)' }),
+    ]);
+    expect(response.events.at(-1)!.data).toEqual({ outcome: 'SUCCESS' });
+    expect(response.text).not.toMatch(/REASONING-MARKER|call_logs_1|<!-- role/);
+
+    const runId = runIdOf(response.events);
+    const row = await runRow(runId);
+    expect(row).toMatchObject({
+      status: 'SUCCESS',
+      intent: 'DIAGNOSIS',
+      release_outcome: 'SUCCESS',
+      tool_calls: 1,
+      model_calls: 4,
+    });
+    expect(row.conclusion).toContain('HikariCP pool exhaustion');
+    expect(
+      JSON.parse(
+        typeof row.published_result === 'string'
+          ? row.published_result
+          : JSON.stringify(row.published_result),
+      ),
+    ).toMatchObject({
+      user_query: 'order-123 payment times out, find out why',
+      scope: 'order-service, last 30 minutes, MOCK logs',
+    });
+    for (const table of ['agent_step', 'tool_invocation', 'diagnosis_trace_event', 'agent_reasoning_audit']) {
+      const rows = await query<RowDataPacket>(`SELECT COUNT(*) AS n FROM ${table} WHERE run_id = ?`, [runId]);
+      expect(Number(rows[0].n)).toBeGreaterThan(0);
+    }
+
+    const [review] = stub.requestsFor('semantic-guard');
+    const reviewText = JSON.stringify(review.body);
+    expect(reviewText).not.toContain('call_logs_1');
+    expect(review.body.tools).toBeUndefined();
+    expect(review.body.messages).toHaveLength(2);
+    expect(reviewText).not.toContain('You are the Diagnosis Agent');
+    expect(JSON.parse(String(review.body.messages?.[1].content))).toMatchObject({
+      query: 'order-123 payment times out, find out why',
+      verified_evidence: [
+        { analysis_id: 'a1', verified_evidence: [expect.objectContaining({ source_type: 'LOG' })] },
+      ],
+    });
+  });
+
+  it('repairs a fabricated citation once and then releases', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson({ cite: ['call_invented'] })),
+        'evidence-repair': [{ content: draftJson() }],
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const response = await postChat(app.baseUrl, { query: 'why do payments time out?' });
+    expect(statusCodes(response.events)).toContain('EVIDENCE_REPAIRING');
+    expect(response.events.at(-2)!.data.content_type).toBe('DIAGNOSIS_REPORT');
+    const [repair] = stub.requestsFor('evidence-repair');
+    expect(repair.body.tools).toBeUndefined();
+    expect(String(repair.body.messages?.[1].content)).toContain(
+      'call_invented, which is not a tool call of this run',
+    );
+  });
+
+  it.each([
+    [
+      'the repair fails too',
+      {
+        'evidence-repair': [{ content: draftJson({ cite: ['call_still_invented'] }) }],
+        'semantic-guard': [SUPPORTED],
+      },
+      draftJson({ cite: ['call_invented'] }),
+      'EVIDENCE_VALIDATION_FAILED',
+    ],
+    [
+      'SemanticGuard says UNSUPPORTED',
+      { 'semantic-guard': [UNSUPPORTED] },
+      draftJson(),
+      'SEMANTIC_UNSUPPORTED',
+    ],
+    [
+      'SemanticGuard times out twice',
+      {
+        'semantic-guard': [
+          { delay_ms: 2000, content: '{}' },
+          { delay_ms: 2000, content: '{}' },
+        ],
+      },
+      draftJson(),
+      'SEMANTIC_UNAVAILABLE',
+    ],
+    [
+      'SemanticGuard answers garbage twice',
+      { 'semantic-guard': [{ content: 'looks fine' }, { content: '{"verdict":"MAYBE"}' }] },
+      draftJson(),
+      'SEMANTIC_UNAVAILABLE',
+    ],
+  ])('falls back when %s, never releasing draft text', async (_name, roles, draft, type) => {
+    stub.load({
+      roles: { 'intent-router': [{ content: 'DIAGNOSIS' }], 'diagnosis-agent': agentTurns(draft), ...roles },
+    });
+    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    expect(names(response.events).slice(-2)).toEqual(['content', 'done']);
+    const content = response.events.at(-2)!.data as {
+      content_type: string;
+      payload: { type: string; conclusion: null; verified_sources: unknown[] };
+    };
+    expect(content).toMatchObject({ content_type: 'FALLBACK', payload: { type, conclusion: null } });
+    if (type === 'EVIDENCE_VALIDATION_FAILED') expect(content.payload.verified_sources).toEqual([]);
+    else expect(content.payload.verified_sources).toEqual([expect.objectContaining({ source_type: 'LOG' })]);
+    expect(response.events.at(-1)!.data).toEqual({ outcome: 'FALLBACK' });
+    expect(response.text).not.toContain('DRAFT-MARKER');
+    expect(await runRow(runIdOf(response.events))).toMatchObject({
+      status: 'FALLBACK',
+      release_outcome: 'FALLBACK',
+      published_result: null,
+      conclusion: null,
+    });
+  });
+
+  it('fails with ROUTING_UNAVAILABLE after the router retry, never defaulting to DIAGNOSIS', async () => {
+    stub.load({ roles: { 'intent-router': [{ error: 500 }, { content: 'PROBABLY_DIAGNOSIS' }] } });
+    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    expect(names(response.events)).toEqual(['metadata', 'status', 'failure', 'done']);
+    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(response.events[3].data).toEqual({ outcome: 'FAILED' });
+    expect(stub.requestsFor('diagnosis-agent')).toHaveLength(0);
+    expect(await runRow(runIdOf(response.events))).toMatchObject({
+      status: 'FAILED',
+      error_code: 'ROUTING_UNAVAILABLE',
+    });
+    const attempts = await query<RowDataPacket>(
+      "SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'ATTEMPT'",
+      [runIdOf(response.events)],
+    );
+    expect(attempts).toHaveLength(2);
+  });
+
+  it('gives a follow-up only the previous turn of a released diagnosis', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson({ marker: 'FIRST' })),
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const first = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const sessionId = String(first.events[0].data.session_id);
+
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson({ marker: 'SECOND' })),
+        'semantic-guard': [UNSUPPORTED],
+      },
+    });
+    stub.requests.length = 0;
+    const second = await postChat(app.baseUrl, { session_id: sessionId, query: 'and the refund service?' });
+    expect(second.events[0].data.session_id).toBe(sessionId);
+    const secondInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
+    expect(secondInput).toEqual({
+      query: 'and the refund service?',
+      previous_turn: {
+        user_query: 'order-123 payment times out',
+        published_conclusion: expect.stringContaining('FIRST payment timeouts'),
+        scope: 'order-service, last 30 minutes, MOCK logs',
+        limitations: ['no slow query log'],
+        source_documents: [],
+      },
+    });
+    const [router] = stub.requestsFor('intent-router');
+    expect(JSON.parse(String(router.body.messages?.[1].content))).toEqual({
+      query: 'and the refund service?',
+      last_intent: 'DIAGNOSIS',
+      last_user_query: 'order-123 payment times out',
+    });
+
+    stub.requests.length = 0;
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson()),
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    await postChat(app.baseUrl, { session_id: sessionId, query: 'third question' });
+    const thirdInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
+    expect(thirdInput.previous_turn.published_conclusion).toContain('FIRST');
+  });
+
+  it('cancels the run when the client disconnects, sending nothing more', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': [{ delay_ms: 5000, content: 'late' }],
+      },
+    });
+    const client = new AbortController();
+    const watcher = setInterval(() => {
+      if (stub.requestsFor('diagnosis-agent').length > 0) client.abort();
+    }, 20);
+    const response = await postChat(
+      app.baseUrl,
+      { query: 'order-123 payment times out' },
+      { signal: client.signal },
+    );
+    clearInterval(watcher);
+    expect(names(response.events)).not.toContain('done');
+    const runId = runIdOf(response.events);
+    let row = await runRow(runId);
+    for (let i = 0; i < 40 && row.status === 'RUNNING'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      row = await runRow(runId);
+    }
+    expect(row).toMatchObject({
+      status: 'CANCELLED',
+      release_outcome: 'CANCELLED',
+      error_code: 'CLIENT_DISCONNECTED',
+    });
+    const steps = await query<RowDataPacket>(
+      "SELECT status, error_code FROM agent_step WHERE run_id = ? AND role = 'diagnosis-agent'",
+      [runId],
+    );
+    expect(steps).toEqual([expect.objectContaining({ status: 'ERROR', error_code: 'CANCELLED' })]);
+  });
+
+  it.each([
+    [{}, 'query must be 1 to 4000 characters after trimming'],
+    [{ query: '   ' }, 'query must be 1 to 4000 characters after trimming'],
+    [{ query: 'x'.repeat(4001) }, 'query must be 1 to 4000 characters after trimming'],
+    [{ query: 'hi', session_id: '../etc' }, 'session_id must be 8-64 characters'],
+    [{ query: 'hi', mode: 'fast' }, 'property mode should not exist'],
+    [{ query: 42 }, 'query must be a string'],
+  ])('refuses %p with HTTP 400 before any stream', async (body, message) => {
+    const response = await postChat(app.baseUrl, body);
+    expect(response.status).toBe(400);
+    expect(response.events).toEqual([]);
+    expect(JSON.stringify(response.json)).toContain(message);
+    expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('POST /api/chat at capacity', () => {
+  let small: RunningApp;
+  const slowStub = new StubLlmServer();
+
+  beforeAll(async () => {
+    const baseUrl = await slowStub.start();
+    small = await startApp({
+      LLM_BASE_URL: baseUrl,
+      CHAT_MAX_IN_FLIGHT: '1',
+      CHAT_MAX_QUEUE: '0',
+      CHAT_RETRY_AFTER_SECONDS: '7',
+    });
+  });
+  afterAll(async () => {
+    await small?.close();
+    await slowStub.stop();
+  });
+
+  it('answers 503 with Retry-After while the only slot is busy', async () => {
+    slowStub.load({
+      roles: {
+        'intent-router': [{ delay_ms: 800, content: 'SYSTEM_CHAT' }],
+        'system-chat': [{ content: 'ok' }],
+      },
+    });
+    const busy = postChat(small.baseUrl, { query: 'hello' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const refused = await postChat(small.baseUrl, { query: 'hello again' });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('7');
+    expect(refused.events).toEqual([]);
+    expect((await busy).events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
+  });
+});
