@@ -12,6 +12,7 @@ export const CONFIG_NAMESPACES = [
   llmConfig,
   harnessConfig,
   toolsConfig,
+  chatConfig,
 ];
 
 /** Throws ConfigValidationError naming each bad key before any module, socket or pool is created. */
