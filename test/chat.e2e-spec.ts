@@ -337,10 +337,15 @@ describe('POST /api/chat over real HTTP', () => {
       release_outcome: 'CANCELLED',
       error_code: 'CLIENT_DISCONNECTED',
     });
-    const steps = await query<RowDataPacket>(
-      "SELECT status, error_code FROM agent_step WHERE run_id = ? AND role = 'diagnosis-agent'",
-      [runId],
-    );
+    // The graph rejects as soon as the signal aborts; the aborted model call records its step right after.
+    let steps: RowDataPacket[] = [];
+    for (let i = 0; i < 40 && steps.length === 0; i += 1) {
+      steps = await query<RowDataPacket>(
+        "SELECT status, error_code FROM agent_step WHERE run_id = ? AND role = 'diagnosis-agent'",
+        [runId],
+      );
+      if (steps.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(steps).toEqual([expect.objectContaining({ status: 'ERROR', error_code: 'CANCELLED' })]);
   });
 
@@ -392,5 +397,74 @@ describe('POST /api/chat at capacity', () => {
     expect(refused.headers.get('retry-after')).toBe('7');
     expect(refused.events).toEqual([]);
     expect((await busy).events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
+  });
+});
+
+describe('POST /api/chat KNOWLEDGE_QUERY', () => {
+  it('answers from one lookup_knowledge, keeping only references that were retrieved', async () => {
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob(['# Payment error codes\n\n## ERR_TIMEOUT\nThe gateway did not answer within 30 seconds.']),
+      'codes.md',
+    );
+    form.append('title', 'Payment error codes');
+    const uploaded = (await (
+      await fetch(`${app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+    ).json()) as { document_id: string };
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'KNOWLEDGE_QUERY' }],
+        'knowledge-answer': [
+          {
+            content: JSON.stringify({
+              answer: 'ERR_TIMEOUT means no answer within 30 s.',
+              references: [uploaded.document_id, 'doc-invented'],
+              limitations: 'runbook only',
+            }),
+          },
+        ],
+      },
+    });
+    const response = await postChat(app.baseUrl, { query: 'What does ERR_TIMEOUT mean?' });
+    expect(statusCodes(response.events)).toEqual(['ROUTING', 'KNOWLEDGE_SEARCHING', 'ANSWERING']);
+    expect(response.events.at(-2)!.data).toMatchObject({
+      content_type: 'KNOWLEDGE_ANSWER',
+      payload: {
+        answer: 'ERR_TIMEOUT means no answer within 30 s.',
+        references: [
+          expect.objectContaining({ document_id: uploaded.document_id, title: 'Payment error codes' }),
+        ],
+        limitations: 'runbook only',
+      },
+    });
+    const [answerRequest] = stub.requestsFor('knowledge-answer');
+    expect(answerRequest.body.tools).toBeUndefined();
+    expect(JSON.parse(String(answerRequest.body.messages?.[1].content)).query).toBe(
+      'What does ERR_TIMEOUT mean?',
+    );
+    const invocations = await query<RowDataPacket>('SELECT tool_name FROM tool_invocation WHERE run_id = ?', [
+      runIdOf(response.events),
+    ]);
+    expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
+    await fetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+  });
+
+  it('gives the safe "not found" answer when the answer cites nothing retrieved', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'KNOWLEDGE_QUERY' }],
+        'knowledge-answer': [{ content: '{"answer":"made up","references":["doc-x"],"limitations":""}' }],
+      },
+    });
+    const response = await postChat(app.baseUrl, { query: 'How do I rotate the kafka certificates?' });
+    expect(response.events.at(-2)!.data).toMatchObject({
+      content_type: 'KNOWLEDGE_ANSWER',
+      payload: {
+        answer: expect.stringContaining('Nothing in the knowledge base answers this question'),
+        references: [],
+      },
+    });
+    expect(response.text).not.toContain('made up');
   });
 });

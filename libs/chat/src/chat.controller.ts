@@ -42,14 +42,11 @@ export class ChatController {
     const release = await this.capacity.acquire(client.signal);
     if (!release) {
       if (!client.signal.aborted) {
-        res
-          .status(503)
-          .set('Retry-After', String(this.config.retryAfterSeconds))
-          .json({
-            statusCode: 503,
-            error: 'Service Unavailable',
-            message: 'The service is at capacity; retry later.',
-          });
+        res.status(503).set('Retry-After', String(this.config.retryAfterSeconds)).json({
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: 'The service is at capacity; retry later.',
+        });
       }
       return;
     }
@@ -78,14 +75,11 @@ export class ChatController {
         `chat request failed before its run started: ${error instanceof Error ? error.name : 'unknown error'}`,
       );
       if (!res.headersSent && !client.signal.aborted) {
-        res
-          .status(503)
-          .set('Retry-After', String(this.config.retryAfterSeconds))
-          .json({
-            statusCode: 503,
-            error: 'Service Unavailable',
-            message: 'The service cannot start a run right now; retry later.',
-          });
+        res.status(503).set('Retry-After', String(this.config.retryAfterSeconds)).json({
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: 'The service cannot start a run right now; retry later.',
+        });
       }
     } finally {
       clearInterval(heartbeat);

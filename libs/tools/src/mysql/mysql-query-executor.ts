@@ -58,6 +58,11 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     } catch (error) {
       throw this.failure(error);
     }
+    // The run may have been stopped while a connection was being opened: then nothing is executed.
+    if (signal.aborted) {
+      connection.release();
+      throw signal.reason;
+    }
     const threadId = connection.threadId;
     let killed = false;
     const kill = () => {
