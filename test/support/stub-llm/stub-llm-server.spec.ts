@@ -162,6 +162,18 @@ describe('StubLlmServer through a real ChatOpenAI client', () => {
     }
   });
 
+  it('picks a reply whose match fits the last user message, else the next one in order', async () => {
+    stub.load({ repeat: true, roles: { 'intent-router': [{ match: 'hello|你好', content: 'SYSTEM_CHAT' }, { content: 'DIAGNOSIS' }] } });
+    const llm = model(baseUrl);
+    const ask = async (text: string) => (await llm.invoke([system('intent-router'), new HumanMessage(text)])).content;
+    expect([await ask('hello there'), await ask('order-123 times out'), await ask('你好'), await ask('why?')]).toEqual([
+      'SYSTEM_CHAT',
+      'DIAGNOSIS',
+      'SYSTEM_CHAT',
+      'DIAGNOSIS',
+    ]);
+  });
+
   it('rejects a request without a role marker with HTTP 400', async () => {
     await expect(model(baseUrl).invoke([new HumanMessage('no system prompt')])).rejects.toMatchObject({
       status: 400,

@@ -39,6 +39,11 @@ function textOf(content: unknown): string {
   return '';
 }
 
+function lastUserText(body: ChatCompletionRequest): string {
+  const users = (body.messages ?? []).filter((message) => message.role === 'user');
+  return users.length > 0 ? textOf(users[users.length - 1].content) : '';
+}
+
 export function roleOf(body: ChatCompletionRequest): string | null {
   const system = body.messages?.find((message) => message.role === 'system');
   const match = system ? ROLE_MARKER.exec(textOf(system.content).trimStart()) : null;
@@ -133,7 +138,7 @@ export class StubLlmServer {
     if (!role) {
       return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
     }
-    const reply = this.nextReply(role);
+    const reply = this.nextReply(role, lastUserText(body));
     if (!reply) {
       return this.sendError(res, 500, 'stub_exhausted', `stub script has no reply left for role "${role}"`);
     }
@@ -151,8 +156,12 @@ export class StubLlmServer {
     else sendJson(res, 200, completion);
   }
 
-  private nextReply(role: string): StubReply | undefined {
-    const replies = this.script.roles[role] ?? [];
+  /** A reply whose `match` fits the last user message wins; otherwise the next unconditional reply in order. */
+  private nextReply(role: string, userText: string): StubReply | undefined {
+    const all = this.script.roles[role] ?? [];
+    const matched = all.find((reply) => reply.match !== undefined && new RegExp(reply.match, 'i').test(userText));
+    if (matched) return matched;
+    const replies = all.filter((reply) => reply.match === undefined);
     const cursor = this.cursors.get(role) ?? 0;
     if (cursor >= replies.length && !(this.script.repeat && replies.length > 0)) return undefined;
     this.cursors.set(role, cursor + 1);

@@ -21,6 +21,8 @@ export const stubReplySchema = z.strictObject({
   /** Wait this long before answering (the wait ends early if the client goes away). */
   delay_ms: z.number().int().min(0).max(600_000).optional(),
   finish_reason: z.string().optional(),
+  /** Answer with this reply whenever the last user message matches this regex (case-insensitive); not consumed. */
+  match: z.string().optional(),
 });
 
 export const stubScriptSchema = z.strictObject({

@@ -26,6 +26,8 @@ export interface UploadedFile {
 }
 
 export interface DocumentMetadata {
+  /** Only for seeding known documents (the demo); uploads always get a generated id. */
+  documentId?: string;
   title?: string;
   category?: string;
   faultSource?: string;
@@ -60,7 +62,8 @@ export class DocumentsService {
     const title = (metadata.title ?? basename(fileName, extname(fileName))).trim();
     if (!title) throw new BadRequestException('title must not be empty');
 
-    const documentId = `doc-${randomUUID()}`;
+    const documentId = metadata.documentId ?? `doc-${randomUUID()}`;
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(documentId)) throw new BadRequestException('invalid document id');
     const storedPath = join(this.directory, `${documentId}${extension}`);
     await mkdir(this.directory, { recursive: true });
     await writeFile(storedPath, file.buffer, { flag: 'wx' });
