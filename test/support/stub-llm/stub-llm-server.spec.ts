@@ -163,15 +163,35 @@ describe('StubLlmServer through a real ChatOpenAI client', () => {
   });
 
   it('picks a reply whose match fits the last user message, else the next one in order', async () => {
-    stub.load({ repeat: true, roles: { 'intent-router': [{ match: 'hello|你好', content: 'SYSTEM_CHAT' }, { content: 'DIAGNOSIS' }] } });
+    stub.load({
+      repeat: true,
+      roles: { 'intent-router': [{ match: 'hello|你好', content: 'SYSTEM_CHAT' }, { content: 'DIAGNOSIS' }] },
+    });
     const llm = model(baseUrl);
-    const ask = async (text: string) => (await llm.invoke([system('intent-router'), new HumanMessage(text)])).content;
-    expect([await ask('hello there'), await ask('order-123 times out'), await ask('你好'), await ask('why?')]).toEqual([
-      'SYSTEM_CHAT',
-      'DIAGNOSIS',
-      'SYSTEM_CHAT',
-      'DIAGNOSIS',
-    ]);
+    const ask = async (text: string) =>
+      (await llm.invoke([system('intent-router'), new HumanMessage(text)])).content;
+    expect([
+      await ask('hello there'),
+      await ask('order-123 times out'),
+      await ask('你好'),
+      await ask('why?'),
+    ]).toEqual(['SYSTEM_CHAT', 'DIAGNOSIS', 'SYSTEM_CHAT', 'DIAGNOSIS']);
+  });
+
+  it('picks a reply by turn, so concurrent conversations stay apart', async () => {
+    stub.load({
+      roles: {
+        'diagnosis-agent': [
+          { turn: 0, content: 'plan' },
+          { turn: 1, content: 'final' },
+        ],
+      },
+    });
+    const llm = model(baseUrl);
+    const first = [system('diagnosis-agent'), new HumanMessage('q')];
+    const second = [...first, new AIMessage('plan'), new HumanMessage('go on')];
+    const replies = await Promise.all([llm.invoke(second), llm.invoke(first), llm.invoke(first)]);
+    expect(replies.map((reply) => reply.content)).toEqual(['final', 'plan', 'plan']);
   });
 
   it('rejects a request without a role marker with HTTP 400', async () => {

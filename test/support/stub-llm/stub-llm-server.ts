@@ -138,7 +138,8 @@ export class StubLlmServer {
     if (!role) {
       return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
     }
-    const reply = this.nextReply(role, lastUserText(body));
+    const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
+    const reply = this.nextReply(role, lastUserText(body), turn);
     if (!reply) {
       return this.sendError(res, 500, 'stub_exhausted', `stub script has no reply left for role "${role}"`);
     }
@@ -156,12 +157,17 @@ export class StubLlmServer {
     else sendJson(res, 200, completion);
   }
 
-  /** A reply whose `match` fits the last user message wins; otherwise the next unconditional reply in order. */
-  private nextReply(role: string, userText: string): StubReply | undefined {
+  /** A reply whose `match` and `turn` fit the request wins; otherwise the next unconditional reply in order. */
+  private nextReply(role: string, userText: string, turn: number): StubReply | undefined {
     const all = this.script.roles[role] ?? [];
-    const matched = all.find((reply) => reply.match !== undefined && new RegExp(reply.match, 'i').test(userText));
+    const matched = all.find(
+      (reply) =>
+        (reply.match !== undefined || reply.turn !== undefined) &&
+        (reply.match === undefined || new RegExp(reply.match, 'i').test(userText)) &&
+        (reply.turn === undefined || reply.turn === turn),
+    );
     if (matched) return matched;
-    const replies = all.filter((reply) => reply.match === undefined);
+    const replies = all.filter((reply) => reply.match === undefined && reply.turn === undefined);
     const cursor = this.cursors.get(role) ?? 0;
     if (cursor >= replies.length && !(this.script.repeat && replies.length > 0)) return undefined;
     this.cursors.set(role, cursor + 1);

@@ -23,6 +23,8 @@ export const stubReplySchema = z.strictObject({
   finish_reason: z.string().optional(),
   /** Answer with this reply whenever the last user message matches this regex (case-insensitive); not consumed. */
   match: z.string().optional(),
+  /** Answer with this reply when the request already holds this many assistant messages (0 = first turn); not consumed. Keeps concurrent agent runs apart. */
+  turn: z.number().int().min(0).optional(),
 });
 
 export const stubScriptSchema = z.strictObject({

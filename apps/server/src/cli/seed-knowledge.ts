@@ -22,7 +22,10 @@ async function main(directory: string | undefined): Promise<void> {
       const title = /^#\s+(.+)$/m.exec(content.toString('utf8'))?.[1]?.trim() ?? name;
       if (await knowledge.findByTitle(title)) continue;
       const documentId = `demo-${name.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9_-]/g, '-')}`;
-      await documents.ingest({ originalname: name, buffer: content, size: content.length }, { documentId, title, category: 'runbook' });
+      await documents.ingest(
+        { originalname: name, buffer: content, size: content.length },
+        { documentId, title, category: 'runbook' },
+      );
       process.stdout.write(`ingested ${name} as "${title}"\n`);
     }
   } finally {
