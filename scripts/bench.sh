@@ -7,6 +7,7 @@ bash scripts/ensure-services.sh
 bash scripts/install-if-needed.sh
 npx nest build
 export LOG_LEVEL=${LOG_LEVEL:-silent}
+export AUDIT_ENCRYPTION_KEYS=${AUDIT_ENCRYPTION_KEYS:-bench:$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")}
 export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/order_db}
 export ORDER_MYSQL_USERNAME=${ORDER_MYSQL_USERNAME:-superbiz_reader}
 export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-bench-reader-password}

@@ -7,6 +7,8 @@ bash scripts/install-if-needed.sh
 npx nest build
 
 export DEMO_MODE=true
+# The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.
+export AUTH_DEV_KEY_ENABLED=${AUTH_DEV_KEY_ENABLED:-true}
 export DB_NAME=${DB_NAME:-superbiz}
 export STUB_LLM_PORT=${STUB_LLM_PORT:-4010}
 export LLM_BASE_URL=${LLM_BASE_URL:-http://127.0.0.1:${STUB_LLM_PORT}/v1}

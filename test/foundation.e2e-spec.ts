@@ -101,6 +101,17 @@ describe('foundation: boot, migrations, health, config validation', () => {
       '120',
       'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS',
     ],
+    ['AUDIT_ENCRYPTION_KEYS', '', 'AUDIT_ENCRYPTION_KEYS is required outside demo mode'],
+    [
+      'AUDIT_ENCRYPTION_KEYS',
+      'k1:c2hvcnQ=',
+      'AUDIT_ENCRYPTION_KEYS entry 1 must be keyId:base64 of 32 bytes',
+    ],
+    [
+      'API_KEYS',
+      'admin=0123456789abcdef',
+      'API_KEYS entry 1 must be roles=key with roles from chat, trace_reader, auditor',
+    ],
   ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
     await expect(withEnv({ [key]: value }, async () => validateConfiguration())).rejects.toThrow(message);
   });

@@ -26,7 +26,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
         HARNESS_EVIDENCE_MAX_RECORD_BYTES: String(64 * 1024),
         HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: String(4 * 1024),
         HARNESS_EVIDENCE_MAX_RUN_BYTES: String(256 * 1024),
-        HARNESS_TOOL_CALL_TIMEOUT_MS: '400',
+        HARNESS_TOOL_CALL_TIMEOUT_MS: '2000',
       },
     });
     boundary = fixture.app.get(ToolBoundary);
@@ -308,7 +308,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
     const client = new AbortController();
     const ctx = await startTestRun(fixture, {
       parentSignal: client.signal,
-      timeoutMs: name === 'run deadline' ? 150 : 30_000,
+      timeoutMs: name === 'run deadline' ? 100 : 30_000,
     });
     const seen: { aborted: boolean; reason?: unknown } = { aborted: false };
     const pending = boundary.execute(ctx, slowTool(10_000, seen), 'call_slow', { query: 'q', count: 1 });

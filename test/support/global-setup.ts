@@ -59,5 +59,7 @@ export default async function globalSetup(): Promise<void> {
     ORDER_MYSQL_USERNAME: 'superbiz_reader',
     ORDER_MYSQL_PASSWORD: 'e2e-reader-password',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    AUDIT_ENCRYPTION_KEYS: `e2e:${randomBytes(32).toString('base64')}`,
+    API_KEYS: `trace_reader=e2e-trace-reader-key-0001,auditor|trace_reader=e2e-auditor-key-000001,chat=e2e-chat-only-key-00001`,
   });
 }

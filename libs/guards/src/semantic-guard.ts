@@ -87,11 +87,8 @@ export class SemanticGuard {
         });
         return parseVerdict(textOf(reply.content));
       });
-      // The reason is audit material only: it goes to the timeline, never to the user.
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_VERDICT', {
-        verdict: verdict.verdict,
-        reason: verdict.reason,
-      });
+      // The reason stays in the restricted reasoning audit (the step's assistant text), never in the trace or to the user.
+      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_VERDICT', { verdict: verdict.verdict });
       return { kind: 'VERDICT', verdict };
     } catch (error) {
       if (!(error instanceof RetryExhausted)) throw error;

@@ -24,3 +24,5 @@ export type {
 } from './repositories/knowledge.repository';
 export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';
 export type { DocumentStatus } from './entities/knowledge-document.entity';
+export { traceConfig, API_ROLES, DEV_API_KEY } from './config/trace.config';
+export type { ApiRole, TraceConfig } from './config/trace.config';

@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyGuard } from './access/api-key.guard';
+import { TraceController } from './api/trace.controller';
+import { AuditCipher } from './audit/audit-cipher';
 import { databaseConfig, DatabaseConfig } from './config/database.config';
+import { traceConfig, TraceConfig } from './config/trace.config';
 import { buildDataSourceOptions } from './database/data-source-options';
 import { TRACE_ENTITIES } from './entities';
-import { AgentStepRepository } from './repositories/agent-step.repository';
+import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
 import { RunRepository } from './repositories/run.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
@@ -30,8 +34,18 @@ const REPOSITORIES = [
       }),
     }),
     TypeOrmModule.forFeature(TRACE_ENTITIES),
+    ConfigModule.forFeature(traceConfig),
   ],
-  providers: REPOSITORIES,
+  controllers: [TraceController],
+  providers: [
+    ...REPOSITORIES,
+    ApiKeyGuard,
+    {
+      provide: AUDIT_CIPHER,
+      inject: [traceConfig.KEY],
+      useFactory: (config: TraceConfig) => new AuditCipher(config.encryptionKeys, config.activeKeyId),
+    },
+  ],
   exports: REPOSITORIES,
 })
 export class TraceModule {}

@@ -1,7 +1,7 @@
 import { chatConfig } from '@app/chat';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
 import { toolsConfig } from '@app/tools';
-import { databaseConfig } from '@app/trace';
+import { databaseConfig, traceConfig } from '@app/trace';
 import { appConfig } from './app.config';
 
 /** Every config slice of every lib. Each lib registers its own; this list only lets start-up check them all first. */
@@ -13,6 +13,7 @@ export const CONFIG_NAMESPACES = [
   harnessConfig,
   toolsConfig,
   chatConfig,
+  traceConfig,
 ];
 
 /** Throws ConfigValidationError naming each bad key before any module, socket or pool is created. */

@@ -8,7 +8,7 @@ import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { llmConfig, LlmConfig } from '../config/llm.config';
 import { failureCode } from '../retry/failure-classification';
 import { BudgetAudit } from '../run/budget-audit';
-import { BudgetExhausted, ModelCallFailed } from '../run/harness-errors';
+import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
@@ -72,9 +72,11 @@ export class ModelGateway {
     } catch (error) {
       const failure: Error = ctx.signal.aborted
         ? (ctx.signal.reason as Error)
-        : timeout.aborted
-          ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
-          : classifyProviderError(error);
+        : ctx.remainingMs() === 0
+          ? new RunDeadlineExceeded()
+          : timeout.aborted
+            ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
+            : classifyProviderError(error);
       await this.steps.record(
         {
           ...step,

@@ -229,7 +229,15 @@ export class ToolBoundary {
     );
     const signal = AbortSignal.any([ctx.signal, timeout]);
     const stopped = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(ctx.signal.aborted ? ctx.signal.reason : new ToolTimeout());
+      // A busy event loop can fire the tool's timer before the run's: past the deadline, it is the deadline.
+      const onAbort = () =>
+        reject(
+          ctx.signal.aborted
+            ? ctx.signal.reason
+            : ctx.remainingMs() === 0
+              ? new RunDeadlineExceeded()
+              : new ToolTimeout(),
+        );
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });

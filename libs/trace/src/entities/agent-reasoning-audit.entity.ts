@@ -24,11 +24,15 @@ export class AgentReasoningAuditEntity {
   @Column({ name: 'content_source', type: 'varchar', length: 32 })
   contentSource!: ContentSource;
 
-  /** Provider reasoning (e.g. DeepSeek reasoning_content), only when the provider returned it. */
+  /** The audit key that sealed the two text columns; null only in demo mode (stored as is). */
+  @Column({ name: 'encryption_key_id', type: 'varchar', length: 32, nullable: true })
+  encryptionKeyId!: string | null;
+
+  /** Provider reasoning (e.g. DeepSeek reasoning_content), only when the provider returned it. Sealed at rest. */
   @Column({ name: 'reasoning_content', type: 'longtext', nullable: true })
   reasoningContent!: string | null;
 
-  /** Visible assistant output plus the tool-call plan of this step; never tool results. */
+  /** Visible assistant output plus the tool-call plan of this step; never tool results. Sealed at rest. */
   @Column({ name: 'assistant_text', type: 'longtext', nullable: true })
   assistantText!: string | null;
 

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AgentReasoningAuditEntity, ContentSource } from '../entities/agent-reasoning-audit.entity';
 import { AgentStepEntity } from '../entities/agent-step.entity';
+import { AuditCipher } from '../audit/audit-cipher';
 
 export interface ModelStepRecord {
   runId: string;
@@ -20,6 +21,8 @@ export interface ModelStepRecord {
   durationMs: number;
 }
 
+export const AUDIT_CIPHER = Symbol('AUDIT_CIPHER');
+
 export interface ReasoningAuditRecord {
   contentSource: ContentSource;
   reasoningContent: string | null;
@@ -33,6 +36,7 @@ export class AgentStepRepository {
     @InjectRepository(AgentStepEntity) private readonly steps: Repository<AgentStepEntity>,
     @InjectRepository(AgentReasoningAuditEntity)
     private readonly audits: Repository<AgentReasoningAuditEntity>,
+    @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
   ) {}
 
   async record(step: ModelStepRecord, audit: ReasoningAuditRecord): Promise<void> {
@@ -48,7 +52,15 @@ export class AgentStepRepository {
         .createQueryBuilder()
         .insert()
         .into(AgentReasoningAuditEntity)
-        .values({ runId: step.runId, stepIndex: step.stepIndex, role: step.role, ...audit })
+        .values({
+          runId: step.runId,
+          stepIndex: step.stepIndex,
+          role: step.role,
+          contentSource: audit.contentSource,
+          encryptionKeyId: this.cipher.keyId,
+          reasoningContent: this.cipher.seal(audit.reasoningContent),
+          assistantText: this.cipher.seal(audit.assistantText),
+        })
         .updateEntity(false)
         .execute();
     });
@@ -58,7 +70,13 @@ export class AgentStepRepository {
     return this.steps.find({ where: { runId }, order: { stepIndex: 'ASC' } });
   }
 
-  listReasoning(runId: string): Promise<AgentReasoningAuditEntity[]> {
-    return this.audits.find({ where: { runId }, order: { stepIndex: 'ASC' } });
+  /** The restricted audit of a run, opened: for the auditor API only. */
+  async listReasoning(runId: string): Promise<AgentReasoningAuditEntity[]> {
+    const rows = await this.audits.find({ where: { runId }, order: { stepIndex: 'ASC' } });
+    return rows.map((row) => ({
+      ...row,
+      reasoningContent: this.cipher.open(row.encryptionKeyId, row.reasoningContent),
+      assistantText: this.cipher.open(row.encryptionKeyId, row.assistantText),
+    }));
   }
 }

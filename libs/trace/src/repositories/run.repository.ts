@@ -51,6 +51,10 @@ export class RunRepository {
     await this.runs.update({ runId, budgetExhaustedReason: IsNull() }, { budgetExhaustedReason: reason });
   }
 
+  findSession(sessionId: string): Promise<ChatSessionEntity | null> {
+    return this.sessions.findOneBy({ sessionId });
+  }
+
   findRun(runId: string): Promise<DiagnosisRunEntity | null> {
     return this.runs.findOneBy({ runId });
   }

@@ -1,0 +1,146 @@
+import { Controller, Get, NotFoundException, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyGuard, RequireRole } from '../access/api-key.guard';
+import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
+import { AgentStepRepository } from '../repositories/agent-step.repository';
+import { RunRepository } from '../repositories/run.repository';
+import { TimelineRepository } from '../repositories/timeline.repository';
+import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
+import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function runSummary(run: DiagnosisRunEntity) {
+  return {
+    run_id: run.runId,
+    query: run.query,
+    intent: run.intent,
+    status: run.status,
+    release_outcome: run.releaseOutcome,
+    conclusion: run.conclusion,
+    fallback_reason: run.fallbackReason,
+    error_code: run.errorCode,
+    budget: {
+      model_calls: run.modelCalls,
+      tool_calls: run.toolCalls,
+      input_tokens: run.inputTokens,
+      output_tokens: run.outputTokens,
+      total_tokens: run.totalTokens,
+      exhausted: run.budgetExhaustedReason,
+    },
+    created_at: iso(run.createdAt),
+    ended_at: iso(run.endedAt),
+    duration_ms: run.durationMs,
+  };
+}
+
+/**
+ * Trace (trace_reader) and reasoning audit (auditor) of a session's runs. The trace is bounded metadata
+ * only — no reasoning or assistant text, raw tool payloads, SQL or log bodies; those stay in the
+ * restricted audit endpoint and in Redis. A run of another session is reported as not found.
+ */
+@ApiTags('trace')
+@ApiHeader({ name: 'x-api-key', required: true, description: 'API key (or Authorization: Bearer)' })
+@UseGuards(ApiKeyGuard)
+@Controller('api/diagnosis/:sessionId/trace')
+export class TraceController {
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly steps: AgentStepRepository,
+    private readonly invocations: ToolInvocationRepository,
+    private readonly timeline: TimelineRepository,
+  ) {}
+
+  @Get()
+  @RequireRole('trace_reader')
+  @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
+  async trace(@Param('sessionId') sessionId: string, @Query() query: TraceQueryDto) {
+    const session = (await this.runs.findSession(sessionId)) ?? notFound('session');
+    const sessionView = {
+      session_id: session.sessionId,
+      created_at: iso(session.createdAt),
+      updated_at: iso(session.updatedAt),
+    };
+    if (!query.runId) {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const runs = await this.runs.listSessionRuns(sessionId, limit, offset);
+      return { session: sessionView, runs: runs.map(runSummary), limit, offset };
+    }
+    const run = await this.runOf(sessionId, query.runId);
+    const [steps, invocations, events] = await Promise.all([
+      this.steps.listSteps(run.runId),
+      this.invocations.listForRun(run.runId),
+      this.timeline.listForRun(run.runId),
+    ]);
+    return {
+      session: sessionView,
+      run: runSummary(run),
+      steps: steps.map((step) => ({
+        step_index: step.stepIndex,
+        role: step.role,
+        attempt: step.attempt,
+        status: step.status,
+        error_code: step.errorCode,
+        finish_reason: step.finishReason,
+        tool_call_count: step.toolCallCount,
+        input_tokens: step.inputTokens,
+        output_tokens: step.outputTokens,
+        total_tokens: step.totalTokens,
+        started_at: iso(step.startedAt),
+        duration_ms: step.durationMs,
+      })),
+      tool_invocations: invocations.map((call) => ({
+        tool_call_id: call.toolCallId,
+        tool_name: call.toolName,
+        status: call.status,
+        evidence_status: call.evidenceStatus,
+        error_code: call.errorCode,
+        arg_summary: call.argSummary,
+        request_bytes: call.requestBytes,
+        raw_bytes: call.rawBytes,
+        agent_result_bytes: call.agentResultBytes,
+        truncated: call.truncated,
+        started_at: iso(call.startedAt),
+        duration_ms: call.durationMs,
+      })),
+      timeline: events.map((event) => ({
+        phase: event.phase,
+        event_type: event.eventType,
+        details: event.details,
+        at: iso(event.createdAt),
+      })),
+    };
+  }
+
+  @Get('reasoning')
+  @RequireRole('auditor')
+  @ApiOperation({
+    summary:
+      'Restricted: per model step, the provider reasoning and assistant text, or the explicit UNAVAILABLE marker',
+  })
+  async reasoning(@Param('sessionId') sessionId: string, @Query() query: ReasoningQueryDto) {
+    const run = await this.runOf(sessionId, query.runId);
+    const rows = await this.steps.listReasoning(run.runId);
+    return {
+      session_id: sessionId,
+      run_id: run.runId,
+      steps: rows.map((row) => ({
+        step_index: row.stepIndex,
+        role: row.role,
+        content_source: row.contentSource,
+        reasoning_content: row.reasoningContent,
+        assistant_text: row.assistantText,
+      })),
+    };
+  }
+
+  private async runOf(sessionId: string, runId: string): Promise<DiagnosisRunEntity> {
+    const run = await this.runs.findRun(runId);
+    return run && run.sessionId === sessionId ? run : notFound('run');
+  }
+}
+
+function notFound(what: 'session' | 'run'): never {
+  throw new NotFoundException(`${what} not found`);
+}
