@@ -3,7 +3,7 @@ import { RunningApp, startApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
-import { TEST_MYSQL } from './support/test-env';
+import { chatFetch, TEST_MYSQL } from './support/test-env';
 
 const stub = new StubLlmServer();
 let app: RunningApp;
@@ -410,7 +410,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
     );
     form.append('title', 'Payment error codes');
     const uploaded = (await (
-      await fetch(`${app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+      await chatFetch(`${app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
     ).json()) as { document_id: string };
     stub.load({
       roles: {
@@ -447,7 +447,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
       runIdOf(response.events),
     ]);
     expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
-    await fetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+    await chatFetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 
   it('gives the safe "not found" answer when the answer cites nothing retrieved', async () => {

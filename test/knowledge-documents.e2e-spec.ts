@@ -6,6 +6,7 @@ import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
 import { EvidenceTools } from '@app/tools';
 import { RunRepository } from '@app/trace';
 import { RunningApp, startApp } from './support/app-under-test';
+import { chatFetch } from './support/test-env';
 
 const documentsDir = mkdtempSync(join(tmpdir(), 'superbiz-docs-'));
 const ENV = { DOCUMENTS_DIR: documentsDir, DOCUMENTS_MAX_BYTES: '8192' };
@@ -20,7 +21,7 @@ async function upload(
   const form = new FormData();
   if (file) form.append('file', new Blob([file.content], { type: file.type ?? 'text/markdown' }), file.name);
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', body: form });
+  const response = await chatFetch(`${baseUrl}${path}`, { method: 'POST', body: form });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -107,18 +108,18 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
   });
 
   it('lists documents by status and fault source and returns one by id', async () => {
-    const byStatus = (await (await fetch(`${first.baseUrl}/api/documents/status/INDEXED`)).json()) as {
+    const byStatus = (await (await chatFetch(`${first.baseUrl}/api/documents/status/INDEXED`)).json()) as {
       document_id: string;
     }[];
     expect(byStatus.map((d) => d.document_id)).toEqual(expect.arrayContaining([ids.zh, ids.en]));
     const byFault = (await (
-      await fetch(`${first.baseUrl}/api/documents/faultSource/payment-service`)
+      await chatFetch(`${first.baseUrl}/api/documents/faultSource/payment-service`)
     ).json()) as { document_id: string }[];
     expect(byFault.map((d) => d.document_id)).toEqual([ids.zh]);
-    const one = await fetch(`${second.baseUrl}/api/documents/${ids.en}`);
+    const one = await chatFetch(`${second.baseUrl}/api/documents/${ids.en}`);
     expect(one.status).toBe(200);
-    expect((await fetch(`${first.baseUrl}/api/documents/doc-unknown`)).status).toBe(404);
-    const badStatus = await fetch(`${first.baseUrl}/api/documents/status/BOGUS`);
+    expect((await chatFetch(`${first.baseUrl}/api/documents/doc-unknown`)).status).toBe(404);
+    const badStatus = await chatFetch(`${first.baseUrl}/api/documents/status/BOGUS`);
     expect(badStatus.status).toBe(400);
     expect(JSON.stringify(await badStatus.json())).toContain(
       'status must be one of PENDING, INDEXED, FAILED',
@@ -195,22 +196,28 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(response.status).toBe(201);
     expect(response.body.file_name).toBe('evil.md');
     expect(readdirSync(documentsDir)).toContain(`${String(response.body.document_id)}.md`);
-    await fetch(`${first.baseUrl}/api/documents/${String(response.body.document_id)}`, { method: 'DELETE' });
+    await chatFetch(`${first.baseUrl}/api/documents/${String(response.body.document_id)}`, {
+      method: 'DELETE',
+    });
   });
 
   it('deletes a document: gone from MySQL, disk and both instances’ indexes at once', async () => {
-    expect((await fetch(`${second.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(204);
-    expect((await fetch(`${first.baseUrl}/api/documents/${ids.zh}`)).status).toBe(404);
+    expect((await chatFetch(`${second.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
+      204,
+    );
+    expect((await chatFetch(`${first.baseUrl}/api/documents/${ids.zh}`)).status).toBe(404);
     expect(readdirSync(documentsDir)).not.toContain(`${ids.zh}.md`);
     for (const app of [first.app, second.app]) {
       const result = await lookup(app, '支付超时排查手册');
       expect(result.evidence.map((e) => e.document_id)).not.toContain(ids.zh);
     }
-    expect((await fetch(`${first.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await chatFetch(`${first.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
+      404,
+    );
   });
 
   it('answers NO_EVIDENCE, keeping the query, when nothing matches', async () => {
-    await fetch(`${first.baseUrl}/api/documents/${ids.en}`, { method: 'DELETE' });
+    await chatFetch(`${first.baseUrl}/api/documents/${ids.en}`, { method: 'DELETE' });
     const result = await lookup(first.app, 'kubernetes etcd quorum');
     expect(result).toMatchObject({
       evidence_status: 'NO_EVIDENCE',

@@ -1,4 +1,5 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
+import { RetentionService } from '@app/trace';
 import { RunningApp, startApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat } from './support/sse-client';
@@ -135,5 +136,81 @@ describe('trace and reasoning-audit APIs', () => {
     const response = await get(`/api/diagnosis/${session}${path.replace('RUN', runId)}`, key);
     expect(response.status).toBe(status);
     expect(response.text).not.toContain('REASONING-MARKER');
+  });
+});
+
+describe('access control on chat and documents, rate limiting, retention', () => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startApp({
+      THROTTLE_LIMIT: '5',
+      THROTTLE_TTL_MS: '60000',
+      AUDIT_RETENTION_DAYS: '30',
+      TRACE_RETENTION_DAYS: '180',
+    });
+  });
+  afterAll(() => app?.close());
+
+  it.each([
+    ['chat without a key', '/api/chat', 'POST', undefined, 401],
+    ['chat with a trace_reader key', '/api/chat', 'POST', READER, 403],
+    ['documents without a key', '/api/documents/status/INDEXED', 'GET', undefined, 401],
+    ['documents with an auditor key', '/api/documents/status/INDEXED', 'GET', AUDITOR, 403],
+  ])('refuses %s', async (_name, path, method, key, status) => {
+    const response = await fetch(`${app.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: method === 'POST' ? JSON.stringify({ query: 'hi' }) : undefined,
+    });
+    expect(response.status).toBe(status);
+  });
+
+  it('purges only expired reasoning-audit rows and sessions', async () => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    const day = 24 * 60 * 60 * 1000;
+    const ago = (days: number) => new Date(Date.now() - days * day);
+    try {
+      await connection.query(
+        'INSERT INTO chat_session (session_id, created_at, updated_at) VALUES (?, ?, ?), (?, ?, ?)',
+        ['purge-old-session', ago(200), ago(200), 'purge-new-session', ago(1), ago(1)],
+      );
+      await connection.query(
+        "INSERT INTO diagnosis_run (run_id, session_id, query, status) VALUES ('purge-old-run', 'purge-old-session', 'q', 'SUCCESS'), ('purge-new-run', 'purge-new-session', 'q', 'SUCCESS')",
+      );
+      await connection.query(
+        "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, created_at) VALUES ('purge-new-run', 1, 'r', 'UNAVAILABLE', ?), ('purge-new-run', 2, 'r', 'UNAVAILABLE', ?)",
+        [ago(31), ago(29)],
+      );
+      const result = await app.app.get(RetentionService).purge();
+      expect(result.sessions).toBeGreaterThanOrEqual(1);
+      expect(result.reasoningAuditRows).toBeGreaterThanOrEqual(1);
+      const [sessions] = await connection.query<RowDataPacket[]>(
+        "SELECT session_id FROM chat_session WHERE session_id LIKE 'purge-%'",
+      );
+      expect(sessions.map((row) => row.session_id)).toEqual(['purge-new-session']);
+      const [audits] = await connection.query<RowDataPacket[]>(
+        "SELECT step_index FROM agent_reasoning_audit WHERE run_id = 'purge-new-run'",
+      );
+      expect(audits.map((row) => row.step_index)).toEqual([2]);
+      const [runs] = await connection.query<RowDataPacket[]>(
+        "SELECT run_id FROM diagnosis_run WHERE run_id LIKE 'purge-%'",
+      );
+      expect(runs.map((row) => row.run_id)).toEqual(['purge-new-run']);
+    } finally {
+      await connection.end();
+    }
+  });
+
+  it('rate-limits the public endpoints with 429 but never /health', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      statuses.push(
+        (await fetch(`${app.baseUrl}/api/diagnosis/nobody/trace`, { headers: { 'x-api-key': READER } }))
+          .status,
+      );
+    }
+    expect(statuses).toContain(429);
+    expect((await fetch(`${app.baseUrl}/health`)).status).toBe(200);
   });
 });

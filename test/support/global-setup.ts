@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import Redis from 'ioredis';
-import { TEST_MYSQL, TEST_REDIS } from './test-env';
+import { TEST_KEYS, TEST_MYSQL, TEST_REDIS } from './test-env';
 
 /**
  * Checks that the real MariaDB/MySQL and Redis are up, creates this run's own databases and hands
@@ -60,6 +60,7 @@ export default async function globalSetup(): Promise<void> {
     ORDER_MYSQL_PASSWORD: 'e2e-reader-password',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     AUDIT_ENCRYPTION_KEYS: `e2e:${randomBytes(32).toString('base64')}`,
-    API_KEYS: `trace_reader=e2e-trace-reader-key-0001,auditor|trace_reader=e2e-auditor-key-000001,chat=e2e-chat-only-key-00001`,
+    API_KEYS: `trace_reader=${TEST_KEYS.traceReader},auditor|trace_reader=${TEST_KEYS.auditor},chat=${TEST_KEYS.chat}`,
+    TEST_CHAT_API_KEY: TEST_KEYS.chat,
   });
 }

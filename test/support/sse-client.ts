@@ -32,13 +32,18 @@ export function parseSse(text: string): SseEvent[] {
 export async function postChat(
   baseUrl: string,
   body: unknown,
-  options: { stopWhen?: (events: SseEvent[]) => boolean; signal?: AbortSignal } = {},
+  options: { stopWhen?: (events: SseEvent[]) => boolean; signal?: AbortSignal; apiKey?: string | null } = {},
 ): Promise<ChatResponse> {
   const controller = new AbortController();
   options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const response = await fetch(`${baseUrl}/api/chat`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(options.apiKey === null
+        ? {}
+        : { 'x-api-key': options.apiKey ?? process.env.TEST_CHAT_API_KEY ?? '' }),
+    },
     body: JSON.stringify(body),
     signal: controller.signal,
   });

@@ -9,3 +9,18 @@ export const TEST_REDIS = {
   host: process.env.TEST_REDIS_HOST ?? '127.0.0.1',
   port: Number(process.env.TEST_REDIS_PORT ?? 6379),
 };
+
+/** API keys of the e2e run (set as API_KEYS by the global setup). */
+export const TEST_KEYS = {
+  chat: 'e2e-chat-only-key-00001',
+  traceReader: 'e2e-trace-reader-key-0001',
+  auditor: 'e2e-auditor-key-000001',
+};
+
+/** fetch with the chat-role key, for the chat and documents endpoints. */
+export function chatFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), 'x-api-key': TEST_KEYS.chat },
+  });
+}

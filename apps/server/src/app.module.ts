@@ -1,6 +1,8 @@
 import { Module, ValidationPipe } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_PIPE } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ChatModule } from '@app/chat';
@@ -19,6 +21,13 @@ import { HealthController } from './health/health.controller';
       inject: [appConfig.KEY],
       useFactory: (config: AppConfig) => buildLoggerOptions(config),
     }),
+    ScheduleModule.forRoot(),
+    ThrottlerModule.forRootAsync({
+      inject: [appConfig.KEY],
+      useFactory: (config: AppConfig) => ({
+        throttlers: [{ ttl: config.throttle.ttl, limit: config.throttle.limit }],
+      }),
+    }),
     TerminusModule,
     TraceModule,
     HarnessModule,
@@ -28,6 +37,7 @@ import { HealthController } from './health/health.controller';
   ],
   controllers: [HealthController],
   providers: [
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
     {
       provide: APP_PIPE,
       useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { MulterModule } from '@nestjs/platform-express';
 import { harnessConfig, HarnessModule } from '@app/harness';
-import { KnowledgeRepository, TraceModule } from '@app/trace';
+import { KnowledgeRepository, traceConfig, TraceModule } from '@app/trace';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { DocumentsController } from './documents/documents.controller';
 import { DocumentsService } from './documents/documents.service';
@@ -18,6 +18,7 @@ import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
   imports: [
     ConfigModule.forFeature(toolsConfig),
     ConfigModule.forFeature(harnessConfig),
+    ConfigModule.forFeature(traceConfig),
     HarnessModule,
     TraceModule,
     MulterModule.registerAsync({

@@ -8,6 +8,7 @@ import { databaseConfig, DatabaseConfig } from './config/database.config';
 import { traceConfig, TraceConfig } from './config/trace.config';
 import { buildDataSourceOptions } from './database/data-source-options';
 import { TRACE_ENTITIES } from './entities';
+import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
 import { RunRepository } from './repositories/run.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
@@ -40,12 +41,13 @@ const REPOSITORIES = [
   providers: [
     ...REPOSITORIES,
     ApiKeyGuard,
+    RetentionService,
     {
       provide: AUDIT_CIPHER,
       inject: [traceConfig.KEY],
       useFactory: (config: TraceConfig) => new AuditCipher(config.encryptionKeys, config.activeKeyId),
     },
   ],
-  exports: REPOSITORIES,
+  exports: [...REPOSITORIES, RetentionService],
 })
 export class TraceModule {}

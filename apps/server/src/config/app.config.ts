@@ -8,10 +8,19 @@ export class AppEnv {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
   /** Demo mode: offline, stub LLM, seeded data. Relaxes nothing security-relevant unless a lib says so. */
   @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
+  /** Rate limit of the public endpoints, per client address: THROTTLE_LIMIT requests per THROTTLE_TTL_MS. */
+  @IsInt() @Min(1000) @Max(3_600_000) THROTTLE_TTL_MS: number = 60_000;
+  @IsInt() @Min(1) @Max(1_000_000) THROTTLE_LIMIT: number = 600;
 }
 
 export const appConfig = registerAs('app', () => {
   const env = validateEnv(AppEnv);
-  return { port: env.PORT, host: env.HOST, logLevel: env.LOG_LEVEL, demoMode: env.DEMO_MODE };
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    demoMode: env.DEMO_MODE,
+    throttle: { ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT },
+  };
 });
 export type AppConfig = ConfigType<typeof appConfig>;

@@ -1,5 +1,5 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import { IsBoolean, IsString } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 
 export const API_ROLES = ['chat', 'trace_reader', 'auditor'] as const;
@@ -16,6 +16,10 @@ export class TraceEnv {
   @IsString() AUDIT_ENCRYPTION_KEYS: string = '';
   @IsString() AUDIT_ENCRYPTION_ACTIVE_KEY_ID: string = '';
   @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
+  /** Reasoning-audit rows older than this are purged (hourly, and by `npm run purge`). */
+  @IsInt() @Min(1) @Max(3650) AUDIT_RETENTION_DAYS: number = 30;
+  /** Sessions untouched for longer than this are purged with all their runs and trace rows. */
+  @IsInt() @Min(1) @Max(3650) TRACE_RETENTION_DAYS: number = 180;
 }
 
 function parseApiKeys(raw: string): { key: string; roles: ApiRole[] }[] {
@@ -76,6 +80,12 @@ export const traceConfig = registerAs('trace', () => {
       'AUDIT_ENCRYPTION_KEYS is required outside demo mode: the reasoning audit is encrypted at rest',
     ]);
   }
-  return { apiKeys, encryptionKeys, activeKeyId };
+  return {
+    apiKeys,
+    encryptionKeys,
+    activeKeyId,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+    traceRetentionDays: env.TRACE_RETENTION_DAYS,
+  };
 });
 export type TraceConfig = ConfigType<typeof traceConfig>;
