@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJsonAnswer } from '@app/harness';
 
 const id = z.string().trim().min(1).max(64);
 const text = z.string().trim().min(1).max(4000);
@@ -35,19 +36,9 @@ export type Draft = z.infer<typeof draftSchema>;
 
 export type DraftParse = { ok: true; draft: Draft } | { ok: false; violations: string[] };
 
-/** The JSON object of a model answer: the whole text, or the body of a ```json fence around it. */
-function jsonText(answer: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(answer);
-  return (fenced ? fenced[1] : answer).trim();
-}
-
 export function parseDraft(answer: string): DraftParse {
-  let value: unknown;
-  try {
-    value = JSON.parse(jsonText(answer));
-  } catch {
-    return { ok: false, violations: ['the final answer is not a JSON object'] };
-  }
+  const value = parseJsonAnswer(answer);
+  if (value === undefined) return { ok: false, violations: ['the final answer is not a JSON object'] };
   const parsed = draftSchema.safeParse(value);
   if (!parsed.success) {
     return {

@@ -7,6 +7,7 @@ import {
   HarnessRetryExecutor,
   InvalidModelOutput,
   ModelGateway,
+  parseJsonAnswer,
   RetryExhausted,
   RunContext,
   textOf,
@@ -98,13 +99,8 @@ export class SemanticGuard {
 }
 
 function parseVerdict(text: string): SemanticVerdict {
-  const body = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    throw new InvalidModelOutput('SEMANTIC_UNPARSABLE');
-  }
+  const value = parseJsonAnswer(text);
+  if (value === undefined) throw new InvalidModelOutput('SEMANTIC_UNPARSABLE');
   const parsed = verdictSchema.safeParse(value);
   if (!parsed.success) throw new InvalidModelOutput('SEMANTIC_INVALID');
   return parsed.data;

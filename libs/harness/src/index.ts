@@ -31,6 +31,7 @@ export { GatewayChatModel } from './model/gateway-chat-model';
 export { PROMPT_ROLES } from './model/prompt-library';
 export type { PromptRole } from './model/prompt-library';
 export { textOf } from './model/model-audit';
+export { parseJsonAnswer } from './model/json-answer';
 export { InvocationStore, EvidenceStoreUnavailable } from './evidence/invocation-store';
 export { EVIDENCE_STATUSES, INVOCATION_STATUSES } from './evidence/canonical-invocation';
 export type {

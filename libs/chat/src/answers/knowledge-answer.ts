@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJsonAnswer } from '@app/harness';
 
 const answerSchema = z.object({
   answer: z.string().min(1).max(8000),
@@ -29,14 +30,8 @@ export const NOT_FOUND_ANSWER =
  * none of them (or cannot be read) becomes the fixed "not found" answer.
  */
 export function checkKnowledgeAnswer(modelText: string, retrieved: RetrievedDocument[]): KnowledgeAnswer {
-  let parsed: z.infer<typeof answerSchema> | null = null;
-  try {
-    const body = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(modelText)?.[1] ?? modelText;
-    const result = answerSchema.safeParse(JSON.parse(body));
-    parsed = result.success ? result.data : null;
-  } catch {
-    parsed = null;
-  }
+  const result = answerSchema.safeParse(parseJsonAnswer(modelText));
+  const parsed = result.success ? result.data : null;
   const cited = new Set(parsed?.references ?? []);
   const references = retrieved.filter(
     (doc, index) =>
