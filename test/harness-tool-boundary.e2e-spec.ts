@@ -26,7 +26,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
         HARNESS_EVIDENCE_MAX_RECORD_BYTES: String(64 * 1024),
         HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: String(4 * 1024),
         HARNESS_EVIDENCE_MAX_RUN_BYTES: String(256 * 1024),
-        HARNESS_TOOL_CALL_TIMEOUT_MS: '2000',
+        HARNESS_TOOL_CALL_TIMEOUT_MS: '20000',
       },
     });
     boundary = fixture.app.get(ToolBoundary);
@@ -264,7 +264,6 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
       { query: 'q', count: 1 },
       'TOOL_FAILED',
     ],
-    ['a tool past its timeout', slowTool(5000, { aborted: false }), { query: 'q', count: 1 }, 'TOOL_TIMEOUT'],
     [
       'a tool that is not read-only',
       { ...fakeLogTool(), readOnly: false as unknown as true },
@@ -349,6 +348,30 @@ describe('Harness tool boundary without Redis', () => {
     expect(rows).toEqual([
       expect.objectContaining({ toolCallId: 'call_noredis', errorCode: 'EVIDENCE_STORE_UNAVAILABLE' }),
     ]);
+    ctx.close();
+  });
+});
+
+describe('Harness tool boundary with a short tool timeout', () => {
+  let fixture: HarnessFixture;
+
+  beforeAll(async () => {
+    fixture = await createHarnessFixture({ harnessEnv: { HARNESS_TOOL_CALL_TIMEOUT_MS: '300' } });
+  });
+  afterAll(() => fixture.close());
+
+  it('returns TOOL_TIMEOUT for a tool past its timeout, aborting the tool', async () => {
+    const ctx = await startTestRun(fixture);
+    const seen: { aborted: boolean; reason?: unknown } = { aborted: false };
+    const result = await fixture.app
+      .get(ToolBoundary)
+      .execute(ctx, slowTool(10_000, seen), 'call_timeout', { query: 'q', count: 1 });
+    expect(JSON.parse(result.content)).toMatchObject({
+      evidence_status: 'ERROR',
+      error_code: 'TOOL_TIMEOUT',
+    });
+    expect(seen.aborted).toBe(true);
+    expect(await fixture.app.get(InvocationStore).getReady(ctx.runId, 'call_timeout')).toBeNull();
     ctx.close();
   });
 });

@@ -1,6 +1,6 @@
 import { Module, ValidationPipe } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
@@ -13,6 +13,7 @@ import { TraceModule } from '@app/trace';
 import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
+import { SafeExceptionFilter } from './http/safe-exception.filter';
 
 @Module({
   imports: [
@@ -38,6 +39,7 @@ import { HealthController } from './health/health.controller';
   controllers: [HealthController],
   providers: [
     { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_FILTER, useClass: SafeExceptionFilter },
     {
       provide: APP_PIPE,
       useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
