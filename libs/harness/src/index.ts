@@ -44,6 +44,7 @@ export type {
 export { ToolBoundary, TOOL_ERROR_CODES } from './tools/tool-boundary';
 export type { BoundaryResult } from './tools/tool-boundary';
 export { bindHarnessTools, HarnessTool } from './tools/harness-tool';
+export { HarnessToolNode } from './tools/harness-tool-node';
 export { ToolFailure } from './tools/harness-tool-definition';
 export type { ArgSummary, HarnessToolDefinition, ToolProjection } from './tools/harness-tool-definition';
 export { isValidToolCallId } from './tools/tool-call-id';

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AIMessage, BaseMessage, HumanMessage, isAIMessage } from '@langchain/core/messages';
 import { GraphRecursionError } from '@langchain/langgraph';
-import { createReactAgent, ToolNode } from '@langchain/langgraph/prebuilt';
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import {
   bindHarnessTools,
   BudgetExhausted,
   GatewayChatModel,
+  HarnessToolNode,
   harnessConfig,
   HarnessConfig,
   ModelGateway,
@@ -46,9 +47,7 @@ export class DiagnosisAgent {
   ): Promise<string> {
     const agent = createReactAgent({
       llm: new GatewayChatModel(this.gateway, ctx, 'diagnosis-agent'),
-      tools: new ToolNode(bindHarnessTools(this.boundary, ctx, this.tools.all()), {
-        handleToolErrors: false,
-      }),
+      tools: new HarnessToolNode(this.boundary, ctx, bindHarnessTools(this.boundary, ctx, this.tools.all())),
     });
     const input = { messages: [new HumanMessage(JSON.stringify({ query, previous_turn: previousTurn }))] };
     let last: AIMessage | undefined;

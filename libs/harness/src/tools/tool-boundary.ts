@@ -25,6 +25,7 @@ export const TOOL_ERROR_CODES = [
   'EVIDENCE_STORE_UNAVAILABLE',
   'CANCELLED',
   'DEADLINE_EXCEEDED',
+  'UNKNOWN_TOOL',
 ] as const;
 
 const SAFE_MESSAGES: Record<string, string> = {
@@ -216,6 +217,51 @@ export class ToolBoundary {
       durationMs: Date.now() - startedAt.getTime(),
     });
     return { content: JSON.stringify(projected), isError: false, agentResult: projected };
+  }
+
+  /**
+   * A tool call naming no tool of this agent: nothing runs, but the call is still stored (ERROR /
+   * UNKNOWN_TOOL) and audited like any other, and the model gets a safe observation.
+   */
+  async rejectUnknownTool(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: unknown,
+    rawArgs: unknown,
+    knownTools: string[],
+  ): Promise<BoundaryResult> {
+    ctx.throwIfStopped();
+    const startedAt = new Date();
+    const name = toolName.replace(/[^\w.-]/g, '_').slice(0, 64) || 'unknown';
+    const requestBytes = safeByteLength(rawArgs);
+    if (!isValidToolCallId(toolCallId)) {
+      const invalid = new Rejection('INVALID_TOOL_CALL_ID');
+      await this.audit(ctx, name, null, startedAt, { requestBytes, rejection: invalid });
+      return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', invalid);
+    }
+    const rejection = new Rejection(
+      'UNKNOWN_TOOL',
+      `There is no tool named ${name}; use one of ${knownTools.join(', ')}.`,
+    );
+    const failed = errorResult(toolCallId, rejection);
+    const stored = await this.storeOrReject(() =>
+      this.store.create({
+        tool_call_id: toolCallId,
+        run_id: ctx.runId,
+        tool_name: name,
+        request: rawArgs,
+        raw_response: null,
+        agent_result: failed.agentResult,
+        status: 'ERROR',
+        evidence_status: 'ERROR',
+        error_code: rejection.code,
+        started_at: startedAt.toISOString(),
+        ended_at: new Date().toISOString(),
+      }),
+    );
+    const outcome = stored instanceof Rejection ? stored : rejection;
+    await this.audit(ctx, name, toolCallId, startedAt, { requestBytes, rejection: outcome });
+    return outcome === rejection ? failed : errorResult(toolCallId, outcome);
   }
 
   /** Runs the tool under the run's signal and a per-call timeout; a tool that ignores the signal is left behind. */
