@@ -386,12 +386,12 @@ describe('POST /api/chat at capacity', () => {
   it('answers 503 with Retry-After while the only slot is busy', async () => {
     slowStub.load({
       roles: {
-        'intent-router': [{ delay_ms: 800, content: 'SYSTEM_CHAT' }],
+        'intent-router': [{ delay_ms: 2000, content: 'SYSTEM_CHAT' }],
         'system-chat': [{ content: 'ok' }],
       },
     });
     const busy = postChat(small.baseUrl, { query: 'hello' });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const refused = await postChat(small.baseUrl, { query: 'hello again' });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('7');

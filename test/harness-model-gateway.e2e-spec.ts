@@ -149,7 +149,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     await expect(
       gateway.invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('hi')] }),
     ).rejects.toBeInstanceOf(RunCancelled);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(2500);
     expect(await steps.listSteps(ctx.runId)).toEqual([
       expect.objectContaining({ status: 'ERROR', errorCode: 'CANCELLED' }),
     ]);

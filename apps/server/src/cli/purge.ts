@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   try {
     const result = await app.get(RetentionService).purge();
     process.stdout.write(
-      `purged ${result.reasoningAuditRows} reasoning-audit row(s) and ${result.sessions} session(s)\n`,
+      `purged ${result.reasoningAuditRows} reasoning-audit row(s) and ${result.sessions} session(s); closed ${result.abandonedRuns} abandoned run(s)\n`,
     );
   } finally {
     await app.close();

@@ -1,4 +1,5 @@
 import { chatConfig } from '@app/chat';
+import { ConfigValidationError } from '@app/config';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
 import { toolsConfig } from '@app/tools';
 import { databaseConfig, traceConfig } from '@app/trace';
@@ -20,5 +21,15 @@ export const CONFIG_NAMESPACES = [
 export function validateConfiguration(): void {
   for (const load of CONFIG_NAMESPACES) {
     load();
+  }
+  // Across libs: a run may only be declared abandoned once it can no longer be running.
+  const harness = harnessConfig();
+  if (
+    traceConfig().abandonAfterMinutes * 60_000 <=
+    harness.agent.runTimeoutMs + harness.semantic.totalTimeoutMs
+  ) {
+    throw new ConfigValidationError([
+      'RUN_ABANDON_AFTER_MINUTES must exceed HARNESS_RUN_TIMEOUT_MS + HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS',
+    ]);
   }
 }

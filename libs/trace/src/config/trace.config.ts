@@ -20,6 +20,8 @@ export class TraceEnv {
   @IsInt() @Min(1) @Max(3650) AUDIT_RETENTION_DAYS: number = 30;
   /** Sessions untouched for longer than this are purged with all their runs and trace rows. */
   @IsInt() @Min(1) @Max(3650) TRACE_RETENTION_DAYS: number = 180;
+  /** A run still RUNNING after this long was left by a crash or a lost database: it is closed as FAILED/ABANDONED. */
+  @IsInt() @Min(5) @Max(1440) RUN_ABANDON_AFTER_MINUTES: number = 30;
 }
 
 function parseApiKeys(raw: string): { key: string; roles: ApiRole[] }[] {
@@ -86,6 +88,7 @@ export const traceConfig = registerAs('trace', () => {
     activeKeyId,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     traceRetentionDays: env.TRACE_RETENTION_DAYS,
+    abandonAfterMinutes: env.RUN_ABANDON_AFTER_MINUTES,
   };
 });
 export type TraceConfig = ConfigType<typeof traceConfig>;

@@ -1,30 +1,34 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
 import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.entity';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
+import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface PurgeResult {
   reasoningAuditRows: number;
   sessions: number;
+  abandonedRuns: number;
 }
 
 /**
  * Retention: reasoning-audit rows older than AUDIT_RETENTION_DAYS, and sessions untouched for longer than
  * TRACE_RETENTION_DAYS (their runs, steps, tool invocations, timeline and audit go with them by cascade).
+ * Also closes runs a crash or a lost database left RUNNING, so every run ends in exactly one terminal state.
  */
 @Injectable()
-export class RetentionService {
+export class RetentionService implements OnApplicationBootstrap {
   private readonly logger = new Logger(RetentionService.name);
 
   constructor(
     @InjectRepository(AgentReasoningAuditEntity)
     private readonly audits: Repository<AgentReasoningAuditEntity>,
     @InjectRepository(ChatSessionEntity) private readonly sessions: Repository<ChatSessionEntity>,
+    @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
     @Inject(traceConfig.KEY) private readonly config: TraceConfig,
   ) {}
 
@@ -35,7 +39,27 @@ export class RetentionService {
     const sessions = await this.sessions.delete({
       updatedAt: LessThan(new Date(now.getTime() - this.config.traceRetentionDays * DAY_MS)),
     });
-    return { reasoningAuditRows: audit.affected ?? 0, sessions: sessions.affected ?? 0 };
+    return {
+      reasoningAuditRows: audit.affected ?? 0,
+      sessions: sessions.affected ?? 0,
+      abandonedRuns: await this.closeAbandonedRuns(now),
+    };
+  }
+
+  async closeAbandonedRuns(now = new Date()): Promise<number> {
+    const result = await this.runs.update(
+      {
+        status: 'RUNNING',
+        createdAt: LessThan(new Date(now.getTime() - this.config.abandonAfterMinutes * 60_000)),
+      },
+      { status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now },
+    );
+    return result.affected ?? 0;
+  }
+
+  /** A restart after a crash closes what the crash left open. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.scheduledPurge();
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'retention-purge' })
