@@ -237,3 +237,26 @@ describe('instructions inside a runbook', () => {
     await chatFetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 });
+
+describe('an LLM endpoint that refuses connections', () => {
+  let unreachable: RunningApp;
+
+  beforeAll(async () => {
+    unreachable = await startApp({ LLM_BASE_URL: 'http://127.0.0.1:1/v1' });
+  });
+  afterAll(() => unreachable?.close());
+
+  it('fails routing after the one retry, with a clean stream and a FAILED run', async () => {
+    const response = await postChat(unreachable.baseUrl, { query: 'order-123 payment times out' });
+    expect(response.events.map((event) => event.event)).toEqual(['metadata', 'status', 'failure', 'done']);
+    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    const [run] = await rows('SELECT status, error_code FROM diagnosis_run WHERE run_id = ?', [
+      runIdOf(response.events),
+    ]);
+    expect(run).toMatchObject({ status: 'FAILED', error_code: 'ROUTING_UNAVAILABLE' });
+    const steps = await rows('SELECT error_code FROM agent_step WHERE run_id = ?', [
+      runIdOf(response.events),
+    ]);
+    expect(steps.map((step) => step.error_code)).toEqual(['MODEL_UNREACHABLE', 'MODEL_UNREACHABLE']);
+  });
+});
