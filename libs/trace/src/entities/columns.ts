@@ -9,6 +9,6 @@ export const BIGINT_ID = { type: 'bigint', unsigned: true } as const;
 
 /** MariaDB stores JSON as LONGTEXT; parse defensively so both MariaDB and MySQL 8 yield objects. */
 export const jsonTransformer: ValueTransformer = {
-  to: (value: unknown) => (value === undefined ? undefined : value),
+  to: (value: unknown) => value,
   from: (value: unknown) => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value),
 };
