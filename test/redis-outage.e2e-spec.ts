@@ -57,4 +57,30 @@ describe('Redis outage and recovery', () => {
     expect(up.events.at(-2)?.data).toMatchObject({ content_type: 'DIAGNOSIS_REPORT' });
     expect(up.events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
   });
+
+  it('never releases a report when Redis goes away mid-run, after the evidence was stored', async () => {
+    const [plan, final] = agentTurns(draftJson());
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': [plan, { ...final, delay_ms: 800 }],
+        'evidence-repair': [{ content: draftJson() }],
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const pending = postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    for (let i = 0; i < 100 && stub.requestsFor('diagnosis-agent').length < 2; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await redis.cut();
+    const response = await pending;
+    expect(response.events.at(-2)?.data).toMatchObject({
+      content_type: 'FALLBACK',
+      payload: { type: 'EVIDENCE_VALIDATION_FAILED' },
+    });
+    expect(response.text).not.toContain('DRAFT-MARKER');
+    await redis.restore();
+    for (let i = 0; i < 50 && (await fetch(`${app.baseUrl}/health`)).status !== 200; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
 });
