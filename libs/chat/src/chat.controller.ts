@@ -1,6 +1,6 @@
-import { Body, Controller, Inject, Logger, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiKeyGuard, RequireRole } from '@app/trace';
+import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RequireApiKey } from '@app/trace';
 import type { Response } from 'express';
 import { ChatCapacity } from './chat-capacity';
 import { ChatApplicationUseCase } from './chat-application.use-case';
@@ -14,13 +14,7 @@ import { ChatEvent, ChatEventStream } from './sse/chat-events';
  * disconnects aborts the run; nothing more is written to it.
  */
 @ApiTags('chat')
-@ApiHeader({
-  name: 'x-api-key',
-  required: true,
-  description: 'API key with the chat role (or Authorization: Bearer)',
-})
-@UseGuards(ApiKeyGuard)
-@RequireRole('chat')
+@RequireApiKey('chat')
 @Controller('api')
 export class ChatController {
   private readonly logger = new Logger(ChatController.name);

@@ -26,6 +26,6 @@ export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';
 export type { DocumentStatus } from './entities/knowledge-document.entity';
 export { traceConfig, API_ROLES, DEV_API_KEY } from './config/trace.config';
 export type { ApiRole, TraceConfig } from './config/trace.config';
-export { ApiKeyGuard, RequireRole } from './access/api-key.guard';
+export { RequireApiKey } from './access/api-key.guard';
 export { RetentionService } from './retention/retention.service';
 export type { PurgeResult } from './retention/retention.service';

@@ -7,25 +7,18 @@ import {
   Param,
   Post,
   UploadedFile,
-  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiKeyGuard, RequireRole } from '@app/trace';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { RequireApiKey } from '@app/trace';
 import { DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
 
 @ApiTags('documents')
-@ApiHeader({
-  name: 'x-api-key',
-  required: true,
-  description: 'API key with the chat role (or Authorization: Bearer)',
-})
-@UseGuards(ApiKeyGuard)
-@RequireRole('chat')
+@RequireApiKey('chat')
 @Controller('api')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}

@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   CanActivate,
   ExecutionContext,
   ForbiddenException,
@@ -6,8 +7,10 @@ import {
   Injectable,
   SetMetadata,
   UnauthorizedException,
+  UseGuards,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { ApiRole, traceConfig, TraceConfig } from '../config/trace.config';
@@ -15,7 +18,7 @@ import { ApiRole, traceConfig, TraceConfig } from '../config/trace.config';
 const REQUIRED_ROLE = 'superbiz:required-role';
 
 /** The role a route needs; routes without it are not guarded. */
-export const RequireRole = (role: ApiRole) => SetMetadata(REQUIRED_ROLE, role);
+const RequireRole = (role: ApiRole) => SetMetadata(REQUIRED_ROLE, role);
 
 const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
@@ -56,4 +59,17 @@ export class ApiKeyGuard implements CanActivate {
     if (!roles.includes(role)) throw new ForbiddenException(`This API key lacks the ${role} role.`);
     return true;
   }
+}
+
+/** A controller or route that needs an API key with `role`: the guard, the role and the OpenAPI header. */
+export function RequireApiKey(role: ApiRole): ClassDecorator & MethodDecorator {
+  return applyDecorators(
+    ApiHeader({
+      name: 'x-api-key',
+      required: true,
+      description: `API key with the ${role} role (or Authorization: Bearer)`,
+    }),
+    UseGuards(ApiKeyGuard),
+    RequireRole(role),
+  );
 }

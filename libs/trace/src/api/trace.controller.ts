@@ -1,6 +1,6 @@
-import { Controller, Get, NotFoundException, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyGuard, RequireRole } from '../access/api-key.guard';
+import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireApiKey } from '../access/api-key.guard';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
 import { RunRepository } from '../repositories/run.repository';
@@ -40,8 +40,6 @@ function runSummary(run: DiagnosisRunEntity) {
  * restricted audit endpoint and in Redis. A run of another session is reported as not found.
  */
 @ApiTags('trace')
-@ApiHeader({ name: 'x-api-key', required: true, description: 'API key (or Authorization: Bearer)' })
-@UseGuards(ApiKeyGuard)
 @Controller('api/diagnosis/:sessionId/trace')
 export class TraceController {
   constructor(
@@ -52,7 +50,7 @@ export class TraceController {
   ) {}
 
   @Get()
-  @RequireRole('trace_reader')
+  @RequireApiKey('trace_reader')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
   async trace(@Param('sessionId') sessionId: string, @Query() query: TraceQueryDto) {
     const session = (await this.runs.findSession(sessionId)) ?? notFound('session');
@@ -114,7 +112,7 @@ export class TraceController {
   }
 
   @Get('reasoning')
-  @RequireRole('auditor')
+  @RequireApiKey('auditor')
   @ApiOperation({
     summary:
       'Restricted: per model step, the provider reasoning and assistant text, or the explicit UNAVAILABLE marker',
