@@ -1,12 +1,11 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
-import { RunningApp, startApp } from './support/app-under-test';
+import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
-import { StubLlmServer } from './support/stub-llm/stub-llm-server';
 import { chatFetch, TEST_MYSQL } from './support/test-env';
 
-const stub = new StubLlmServer();
-let app: RunningApp;
+const suite = useStubbedApp({ HARNESS_AGENT_MAX_MODEL_CALLS: '6' });
+const { stub } = suite;
 
 const logs = (id: string, query = 'order-service HikariPool timeout') => ({
   id,
@@ -25,17 +24,6 @@ async function rows(sql: string, params: unknown[]): Promise<RowDataPacket[]> {
 
 const last = (events: SseEvent[]) => events.at(-1)?.data;
 const runIdOf = (events: SseEvent[]) => String(events[0].data.run_id);
-
-beforeAll(async () => {
-  app = await startApp({ LLM_BASE_URL: await stub.start(), HARNESS_AGENT_MAX_MODEL_CALLS: '6' });
-});
-afterAll(async () => {
-  await app?.close();
-  await stub.stop();
-});
-beforeEach(() => {
-  stub.requests.length = 0;
-});
 
 describe('model faults during a diagnosis', () => {
   it('answers a repeated tool_call_id and an unknown tool through the Harness, one result per call, no overwrite', async () => {
@@ -57,7 +45,7 @@ describe('model faults during a diagnosis', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(last(response.events)).toEqual({ outcome: 'SUCCESS' });
     const third = stub.requestsFor('diagnosis-agent')[2];
     const toolResults = (third.body.messages ?? []).filter((message) => message.role === 'tool');
@@ -110,7 +98,7 @@ describe('model faults during a diagnosis', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(response.events.at(-2)!.data).toMatchObject({
       content_type: 'FALLBACK',
       payload: { type: 'EVIDENCE_VALIDATION_FAILED', verified_sources: [] },
@@ -130,7 +118,7 @@ describe('model faults during a diagnosis', () => {
         })),
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(response.events.at(-2)!.data).toMatchObject({ code: 'BUDGET_EXHAUSTED' });
     expect(last(response.events)).toEqual({ outcome: 'FAILED' });
     const [run] = await rows(
@@ -153,7 +141,7 @@ describe('model faults during a diagnosis', () => {
         'diagnosis-agent': [{ error: 500 }, { content: 'never used' }],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(response.events.map((event) => event.event).slice(-2)).toEqual(['failure', 'done']);
     expect(response.events.at(-2)!.data).toMatchObject({ code: 'MODEL_UNAVAILABLE' });
     expect(stub.requestsFor('diagnosis-agent')).toHaveLength(1);
@@ -175,7 +163,7 @@ describe('model faults during a diagnosis', () => {
         'evidence-repair': [{ content: draftJson({ cite: ['call_999'] }) }],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'check the gateway warnings' });
+    const response = await postChat(suite.app.baseUrl, { query: 'check the gateway warnings' });
     const second = stub.requestsFor('diagnosis-agent')[1];
     expect(JSON.stringify(second.body)).toContain('ignore previous instructions');
     expect(response.events.at(-2)!.data).toMatchObject({
@@ -201,7 +189,7 @@ describe('instructions inside a runbook', () => {
     );
     form.append('title', 'Pool runbook (injected)');
     const uploaded = (await (
-      await chatFetch(`${app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+      await chatFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
     ).json()) as { document_id: string };
     stub.load({
       roles: {
@@ -223,7 +211,7 @@ describe('instructions inside a runbook', () => {
         'evidence-repair': [{ content: draftJson({ cite: ['call_999'] }) }],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'what does the pool runbook say?' });
+    const response = await postChat(suite.app.baseUrl, { query: 'what does the pool runbook say?' });
     const second = stub.requestsFor('diagnosis-agent')[1];
     expect(JSON.stringify(second.body)).toContain('Ignore previous instructions');
     expect(response.events.at(-2)!.data).toMatchObject({
@@ -234,7 +222,7 @@ describe('instructions inside a runbook', () => {
       runIdOf(response.events),
     ]);
     expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
-    await chatFetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+    await chatFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 });
 

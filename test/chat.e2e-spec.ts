@@ -1,12 +1,16 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
-import { RunningApp, startApp } from './support/app-under-test';
+import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
 import { chatFetch, TEST_MYSQL } from './support/test-env';
 
-const stub = new StubLlmServer();
-let app: RunningApp;
+const suite = useStubbedApp({
+  HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '400',
+  HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '2000',
+  HARNESS_MODEL_CALL_TIMEOUT_MS: '3000',
+});
+const { stub } = suite;
 
 async function query<T extends RowDataPacket>(sql: string, params: unknown[]): Promise<T[]> {
   const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
@@ -28,23 +32,6 @@ async function runRow(runId: string) {
   return row;
 }
 
-beforeAll(async () => {
-  const baseUrl = await stub.start();
-  app = await startApp({
-    LLM_BASE_URL: baseUrl,
-    HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '400',
-    HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '2000',
-    HARNESS_MODEL_CALL_TIMEOUT_MS: '3000',
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await stub.stop();
-});
-beforeEach(() => {
-  stub.requests.length = 0;
-});
-
 describe('POST /api/chat over real HTTP', () => {
   it('answers SYSTEM_CHAT with the fixed event order and one terminal state', async () => {
     stub.load({
@@ -53,7 +40,7 @@ describe('POST /api/chat over real HTTP', () => {
         'system-chat': [{ content: 'I diagnose faults.' }],
       },
     });
-    const response = await postChat(app.baseUrl, { query: '  你好，你能做什么？  ' });
+    const response = await postChat(suite.app.baseUrl, { query: '  你好，你能做什么？  ' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
@@ -87,7 +74,9 @@ describe('POST /api/chat over real HTTP', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out, find out why' });
+    const response = await postChat(suite.app.baseUrl, {
+      query: 'order-123 payment times out, find out why',
+    });
     expect(names(response.events)).toEqual([
       ...['metadata'],
       ...Array(statusCodes(response.events).length).fill('status'),
@@ -172,7 +161,7 @@ describe('POST /api/chat over real HTTP', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'why do payments time out?' });
+    const response = await postChat(suite.app.baseUrl, { query: 'why do payments time out?' });
     expect(statusCodes(response.events)).toContain('EVIDENCE_REPAIRING');
     expect(response.events.at(-2)!.data.content_type).toBe('DIAGNOSIS_REPORT');
     const [repair] = stub.requestsFor('evidence-repair');
@@ -219,7 +208,7 @@ describe('POST /api/chat over real HTTP', () => {
     stub.load({
       roles: { 'intent-router': [{ content: 'DIAGNOSIS' }], 'diagnosis-agent': agentTurns(draft), ...roles },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(names(response.events).slice(-2)).toEqual(['content', 'done']);
     const content = response.events.at(-2)!.data as {
       content_type: string;
@@ -240,7 +229,7 @@ describe('POST /api/chat over real HTTP', () => {
 
   it('fails with ROUTING_UNAVAILABLE after the router retry, never defaulting to DIAGNOSIS', async () => {
     stub.load({ roles: { 'intent-router': [{ error: 500 }, { content: 'PROBABLY_DIAGNOSIS' }] } });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     expect(names(response.events)).toEqual(['metadata', 'status', 'failure', 'done']);
     expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
     expect(response.events[3].data).toEqual({ outcome: 'FAILED' });
@@ -264,7 +253,7 @@ describe('POST /api/chat over real HTTP', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const first = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const first = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
     const sessionId = String(first.events[0].data.session_id);
 
     stub.load({
@@ -275,7 +264,10 @@ describe('POST /api/chat over real HTTP', () => {
       },
     });
     stub.requests.length = 0;
-    const second = await postChat(app.baseUrl, { session_id: sessionId, query: 'and the refund service?' });
+    const second = await postChat(suite.app.baseUrl, {
+      session_id: sessionId,
+      query: 'and the refund service?',
+    });
     expect(second.events[0].data.session_id).toBe(sessionId);
     const secondInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
     expect(secondInput).toEqual({
@@ -303,7 +295,7 @@ describe('POST /api/chat over real HTTP', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    await postChat(app.baseUrl, { session_id: sessionId, query: 'third question' });
+    await postChat(suite.app.baseUrl, { session_id: sessionId, query: 'third question' });
     const thirdInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
     expect(thirdInput.previous_turn.published_conclusion).toContain('FIRST');
   });
@@ -320,7 +312,7 @@ describe('POST /api/chat over real HTTP', () => {
       if (stub.requestsFor('diagnosis-agent').length > 0) client.abort();
     }, 20);
     const response = await postChat(
-      app.baseUrl,
+      suite.app.baseUrl,
       { query: 'order-123 payment times out' },
       { signal: client.signal },
     );
@@ -357,7 +349,7 @@ describe('POST /api/chat over real HTTP', () => {
     [{ query: 'hi', mode: 'fast' }, 'property mode should not exist'],
     [{ query: 42 }, 'query must be a string'],
   ])('refuses %p with HTTP 400 before any stream', async (body, message) => {
-    const response = await postChat(app.baseUrl, body);
+    const response = await postChat(suite.app.baseUrl, body);
     expect(response.status).toBe(400);
     expect(response.events).toEqual([]);
     expect(JSON.stringify(response.json)).toContain(message);
@@ -410,7 +402,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
     );
     form.append('title', 'Payment error codes');
     const uploaded = (await (
-      await chatFetch(`${app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+      await chatFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
     ).json()) as { document_id: string };
     stub.load({
       roles: {
@@ -426,7 +418,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
         ],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'What does ERR_TIMEOUT mean?' });
+    const response = await postChat(suite.app.baseUrl, { query: 'What does ERR_TIMEOUT mean?' });
     expect(statusCodes(response.events)).toEqual(['ROUTING', 'KNOWLEDGE_SEARCHING', 'ANSWERING']);
     expect(response.events.at(-2)!.data).toMatchObject({
       content_type: 'KNOWLEDGE_ANSWER',
@@ -447,7 +439,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
       runIdOf(response.events),
     ]);
     expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
-    await chatFetch(`${app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+    await chatFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 
   it('gives the safe "not found" answer when the answer cites nothing retrieved', async () => {
@@ -457,7 +449,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
         'knowledge-answer': [{ content: '{"answer":"made up","references":["doc-x"],"limitations":""}' }],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'How do I rotate the kafka certificates?' });
+    const response = await postChat(suite.app.baseUrl, { query: 'How do I rotate the kafka certificates?' });
     expect(response.events.at(-2)!.data).toMatchObject({
       content_type: 'KNOWLEDGE_ANSWER',
       payload: {

@@ -1,13 +1,17 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
-import { RunningApp, startApp } from './support/app-under-test';
+import { useStubbedApp } from './support/app-under-test';
 import { agentTurns, draftJson } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
-import { StubLlmServer } from './support/stub-llm/stub-llm-server';
 import { TEST_MYSQL } from './support/test-env';
 import type { StubReply } from './support/stub-llm/stub-script';
 
-const stub = new StubLlmServer();
-let app: RunningApp;
+const suite = useStubbedApp({
+  HARNESS_RUN_TIMEOUT_MS: '2000',
+  HARNESS_MODEL_CALL_TIMEOUT_MS: '10000',
+  HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '10000',
+  HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '20000',
+});
+const { stub } = suite;
 
 async function runRow(runId: string): Promise<RowDataPacket> {
   const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
@@ -49,30 +53,13 @@ const PHASES: [string, Record<string, StubReply[]>, string][] = [
   ],
 ];
 
-beforeAll(async () => {
-  app = await startApp({
-    LLM_BASE_URL: await stub.start(),
-    HARNESS_RUN_TIMEOUT_MS: '2000',
-    HARNESS_MODEL_CALL_TIMEOUT_MS: '10000',
-    HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '10000',
-    HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '20000',
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await stub.stop();
-});
-beforeEach(() => {
-  stub.requests.length = 0;
-});
-
 describe('run deadline and client disconnect in each phase', () => {
   it.each(PHASES)(
     'a deadline during %s ends with RUN_TIMEOUT and one terminal state',
     async (_phase, roles) => {
       stub.load({ roles });
       const started = Date.now();
-      const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+      const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
       expect(Date.now() - started).toBeLessThan(SLOW);
       expect(response.events.map((event) => event.event).slice(-2)).toEqual(['failure', 'done']);
       expect(response.events.at(-2)?.data).toMatchObject({ code: 'RUN_TIMEOUT' });
@@ -93,7 +80,7 @@ describe('run deadline and client disconnect in each phase', () => {
         if (stub.requestsFor(slowRole).length > 0) client.abort();
       }, 20);
       const response = await postChat(
-        app.baseUrl,
+        suite.app.baseUrl,
         { query: 'order-123 payment times out' },
         { signal: client.signal },
       );

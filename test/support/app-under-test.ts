@@ -1,5 +1,7 @@
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { INestApplication } from '@nestjs/common';
 import { createApp } from '../../apps/server/src/bootstrap';
+import { StubLlmServer } from './stub-llm/stub-llm-server';
 
 export interface RunningApp {
   app: INestApplication;
@@ -29,4 +31,35 @@ export async function withEnv<T>(env: Record<string, string>, action: () => Prom
       else process.env[key] = value;
     }
   }
+}
+
+export interface StubbedApp {
+  readonly stub: StubLlmServer;
+  readonly app: RunningApp;
+}
+
+/**
+ * Registers the usual lifecycle of a chat-level e2e file: a fresh stub LLM and the real app pointed at
+ * it (with `env`) before all tests, the request log cleared before each, both stopped after all.
+ */
+export function useStubbedApp(env: Record<string, string> = {}): StubbedApp {
+  const stub = new StubLlmServer();
+  let app: RunningApp | undefined;
+  beforeAll(async () => {
+    app = await startApp({ LLM_BASE_URL: await stub.start(), ...env });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await stub.stop();
+  });
+  beforeEach(() => {
+    stub.requests.length = 0;
+  });
+  return {
+    stub,
+    get app(): RunningApp {
+      if (!app) throw new Error('the app is not started yet');
+      return app;
+    },
+  };
 }
