@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
 bash scripts/install-if-needed.sh
-npx nest build
+npm run build
 export LOG_LEVEL=${LOG_LEVEL:-silent}
 export AUTH_DEV_KEY_ENABLED=true
 export TEST_CHAT_API_KEY=superbiz-dev-key-change-me

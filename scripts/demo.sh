@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
 bash scripts/install-if-needed.sh
-npx nest build
+npm run build
 
 export DEMO_MODE=true
 # The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.

@@ -3,8 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
+bash scripts/ensure-browser.sh
 bash scripts/install-if-needed.sh
-npx nest build
+npm run build
 mkdir -p test-artifacts
 status=0
 npx jest --ci --json --outputFile=test-artifacts/jest-results.json "$@" || status=$?

@@ -15,6 +15,8 @@ export const TEST_KEYS = {
   chat: 'e2e-chat-only-key-00001',
   traceReader: 'e2e-trace-reader-key-0001',
   auditor: 'e2e-auditor-key-000001',
+  /** chat and trace_reader: what an SRE using the web UI holds. */
+  operator: 'e2e-operator-key-0000001',
 };
 
 /** fetch with the chat-role key, for the chat and documents endpoints. */

@@ -14,6 +14,7 @@ import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
+import { WebUiModule } from './web/web-ui.module';
 
 @Module({
   imports: [
@@ -35,6 +36,7 @@ import { SafeExceptionFilter } from './http/safe-exception.filter';
     ToolsModule,
     GuardsModule,
     ChatModule,
+    WebUiModule,
   ],
   controllers: [HealthController],
   providers: [

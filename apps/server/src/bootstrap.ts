@@ -3,11 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { appConfig } from './config/app.config';
 import { validateConfiguration } from './config/configuration';
+import { assertWebUiBuilt } from './web/web-ui.module';
 
 /** Builds the fully configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(): Promise<INestApplication> {
   validateConfiguration();
+  assertWebUiBuilt(appConfig());
   const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();

@@ -1,0 +1,57 @@
+/** A refused or failed HTTP request, with a message that is safe and useful to show. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/**
+ * The message to show for a non-2xx answer. 4xx bodies carry the service's own validation and access
+ * messages; a 5xx body is never shown, only its status.
+ */
+export async function errorOf(response: Response): Promise<ApiError> {
+  let message: string | null = null;
+  if (response.status < 500) {
+    const body = (await response.json().catch(() => null)) as { message?: unknown } | null;
+    const raw = body?.message;
+    message = Array.isArray(raw) ? raw.map(String).join('; ') : typeof raw === 'string' ? raw : null;
+  }
+  if (response.status === 503) {
+    const retry = response.headers.get('retry-after');
+    message = `The service is busy; try again${retry ? ` in ${retry} s` : ' shortly'}.`;
+  }
+  return new ApiError(response.status, message ?? `The request failed (HTTP ${response.status}).`);
+}
+
+export interface ApiRequest {
+  method?: 'GET' | 'POST' | 'DELETE';
+  apiKey: string;
+  body?: BodyInit;
+  json?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Same-origin request with the API key; resolves with the parsed JSON body (undefined for 204). */
+export async function apiRequest<T>(path: string, request: ApiRequest): Promise<T> {
+  if (!request.apiKey) throw new ApiError(401, 'Set an API key first (API keys, top right).');
+  const headers: Record<string, string> = { 'x-api-key': request.apiKey, accept: 'application/json' };
+  let body = request.body;
+  if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(request.json);
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, { method: request.method ?? 'GET', headers, body, signal: request.signal });
+  } catch (error) {
+    if (request.signal?.aborted) throw error;
+    throw new ApiError(0, 'The service cannot be reached. Check that it is running.');
+  }
+  if (!response.ok) throw await errorOf(response);
+  if (response.status === 204 || response.headers.get('content-length') === '0') return undefined as T;
+  return (await response.json()) as T;
+}

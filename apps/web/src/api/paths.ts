@@ -1,0 +1,14 @@
+import type { DocumentStatus } from './contracts';
+
+const part = encodeURIComponent;
+
+/** The service endpoints the UI calls (README "HTTP API"). */
+export const paths = {
+  trace: (sessionId: string, runId?: string) =>
+    `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
+  reasoning: (sessionId: string, runId: string) =>
+    `/api/diagnosis/${part(sessionId)}/trace/reasoning?runId=${part(runId)}`,
+  documentsByStatus: (status: DocumentStatus) => `/api/documents/status/${status}`,
+  document: (documentId: string) => `/api/documents/${part(documentId)}`,
+  upload: '/api/documents/upload',
+};

@@ -1,0 +1,122 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { hrefOf } from '../router';
+import type { ChatSession } from './use-chat-session';
+import { TurnView } from './turn-view';
+
+interface ChatPageProps {
+  chat: ChatSession;
+  apiKey: string;
+  onNeedKeys: () => void;
+}
+
+const MAX_QUERY_CHARS = 4000;
+
+/** Ask, watch the run's progress, read the verified answer; follow-ups stay in the same session. */
+export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
+  const [query, setQuery] = useState('');
+  const input = useRef<HTMLTextAreaElement>(null);
+  const end = useRef<HTMLDivElement>(null);
+  const turnCount = chat.turns.length;
+
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [turnCount]);
+
+  const submit = () => {
+    const text = query.trim();
+    if (!text || chat.busy) return;
+    if (!apiKey) {
+      onNeedKeys();
+      return;
+    }
+    setQuery('');
+    void chat.send(text, apiKey);
+  };
+
+  return (
+    <section class="chat-page" aria-labelledby="chat-title">
+      <div class="page-head">
+        <h2 id="chat-title" tabIndex={-1}>
+          Diagnosis chat
+        </h2>
+        <p class="session">
+          {chat.sessionId ? (
+            <>
+              Session{' '}
+              <a href={hrefOf({ page: 'runs', sessionId: chat.sessionId, runId: null })}>
+                <code>{chat.sessionId}</code>
+              </a>
+            </>
+          ) : (
+            'New session'
+          )}
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              chat.reset();
+              input.current?.focus();
+            }}
+            disabled={turnCount === 0 && !chat.sessionId}
+          >
+            New session
+          </button>
+        </p>
+      </div>
+
+      {turnCount === 0 ? (
+        <p class="hint empty">
+          Describe a fault (for example “订单 order-123 支付超时，帮我排查”) or ask about a runbook. Only
+          reports whose every claim is backed by verified evidence are released.
+        </p>
+      ) : (
+        <ol class="turns" aria-label="Conversation">
+          {chat.turns.map((turn) => (
+            <TurnView key={turn.id} turn={turn} />
+          ))}
+        </ol>
+      )}
+      <div ref={end} />
+
+      <form
+        class="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+      >
+        <label for="query">Your question</label>
+        <textarea
+          id="query"
+          ref={input}
+          rows={3}
+          maxLength={MAX_QUERY_CHARS}
+          value={query}
+          placeholder="What is failing, where, since when?"
+          aria-describedby="query-hint"
+          onInput={(event) => setQuery(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+              event.preventDefault();
+              submit();
+            }
+          }}
+        />
+        <p id="query-hint" class="hint">
+          Ctrl+Enter sends.
+        </p>
+        <div class="actions">
+          {chat.busy ? (
+            <button type="button" class="danger" onClick={chat.stop}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" disabled={!query.trim()}>
+              Send
+            </button>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}

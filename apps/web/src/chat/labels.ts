@@ -1,0 +1,28 @@
+import type { FailureCode, Fallback, StatusCode } from '../api/contracts';
+
+export const STATUS_LABELS: Record<StatusCode, string> = {
+  ROUTING: 'Understanding the request',
+  ANSWERING: 'Answering',
+  KNOWLEDGE_SEARCHING: 'Searching the knowledge base',
+  DIAGNOSIS_PLAN: 'Investigation plan',
+  TOOL_RUNNING: 'Collecting evidence',
+  TOOL_DONE: 'Evidence received',
+  EVIDENCE_VALIDATING: 'Checking every claim against its evidence',
+  EVIDENCE_REPAIRING: 'Repairing citations',
+  SEMANTIC_VALIDATING: 'Reviewing the report',
+  RELEASING: 'Releasing the report',
+};
+
+export const FAILURE_LABELS: Record<FailureCode, string> = {
+  ROUTING_UNAVAILABLE: 'The request could not be routed',
+  MODEL_UNAVAILABLE: 'The language model is unavailable',
+  BUDGET_EXHAUSTED: 'The run used up its budget',
+  RUN_TIMEOUT: 'The run reached its time limit',
+  INTERNAL_ERROR: 'The service failed',
+};
+
+export const FALLBACK_LABELS: Record<Fallback['type'], string> = {
+  EVIDENCE_VALIDATION_FAILED: 'The draft did not pass evidence validation',
+  SEMANTIC_UNSUPPORTED: 'The evidence does not support a conclusion',
+  SEMANTIC_UNAVAILABLE: 'The safety review was unavailable',
+};

@@ -1,0 +1,108 @@
+import type { Reference } from '../api/contracts';
+import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
+
+export const referenceAnchor = (prefix: string, referenceId: number) => `${prefix}-ref-${referenceId}`;
+
+function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
+  switch (excerpt.kind) {
+    case 'document':
+      return (
+        <figure class="excerpt">
+          <figcaption>
+            {excerpt.title}
+            {excerpt.breadcrumb && <span class="breadcrumb"> · {excerpt.breadcrumb}</span>}
+          </figcaption>
+          <blockquote>{excerpt.text}</blockquote>
+        </figure>
+      );
+    case 'log-pattern':
+      return (
+        <p class="excerpt log">
+          <span class={`level level-${excerpt.level.toLowerCase()}`}>{excerpt.level}</span> {excerpt.service}{' '}
+          · {excerpt.count}× · last {excerpt.lastSeen}
+          <code class="log-line">{excerpt.example}</code>
+        </p>
+      );
+    case 'log-event':
+      return (
+        <p class="excerpt log">
+          <span class={`level level-${excerpt.level.toLowerCase()}`}>{excerpt.level}</span> {excerpt.service}{' '}
+          · {excerpt.timestamp}
+          <code class="log-line">{excerpt.message}</code>
+        </p>
+      );
+    case 'table':
+      return (
+        <div class="table-scroll excerpt" role="region" aria-label="Query result" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                {excerpt.columns.map((column) => (
+                  <th scope="col" key={column}>
+                    {column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {excerpt.rows.map((row, index) => (
+                <tr key={index}>
+                  {row.map((cell, column) => (
+                    <td key={column}>{cell}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {excerpt.hiddenRows > 0 && <p class="hint">and {excerpt.hiddenRows} more rows</p>}
+        </div>
+      );
+    case 'fields':
+      return (
+        <dl class="excerpt fields">
+          {excerpt.fields.map(([name, value]) => (
+            <div key={name}>
+              <dt>{name}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      );
+  }
+}
+
+/** The numbered evidence list the analysis cites: source, scope, status and the exact excerpts. */
+export function ReferenceList({
+  references,
+  anchorPrefix,
+}: {
+  references: Reference[];
+  anchorPrefix: string;
+}) {
+  if (references.length === 0) return <p class="hint">No references.</p>;
+  return (
+    <ol class="references">
+      {references.map((reference) => (
+        <li
+          key={reference.reference_id}
+          id={referenceAnchor(anchorPrefix, reference.reference_id)}
+          tabIndex={-1}
+          class="reference"
+        >
+          <p class="reference-head">
+            <span class="reference-number">[{reference.reference_id}]</span>{' '}
+            <span class="badge">{reference.source_type}</span> {reference.source}
+            {reference.evidence_status === 'NO_EVIDENCE' && (
+              <span class="badge muted">no matching evidence</span>
+            )}
+            {reference.truncated && <span class="badge muted">truncated</span>}
+          </p>
+          {reference.scope && <p class="scope">{reference.scope}</p>}
+          {excerptsOf(reference).map((excerpt, index) => (
+            <Excerpt key={index} excerpt={excerpt} />
+          ))}
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,62 @@
+import { hrefOf } from '../router';
+import { isTurnOpen, type ChatTurn } from './chat-turn';
+import { DiagnosisReportView } from './diagnosis-report-view';
+import { FallbackView } from './fallback-view';
+import { KnowledgeAnswerView } from './knowledge-answer-view';
+import { FAILURE_LABELS } from './labels';
+import { ProgressTimeline } from './progress-timeline';
+
+function Answer({ turn }: { turn: ChatTurn }) {
+  const content = turn.content;
+  if (!content) return null;
+  switch (content.content_type) {
+    case 'SYSTEM_ANSWER':
+      return <p class="answer-text">{content.payload.answer}</p>;
+    case 'KNOWLEDGE_ANSWER':
+      return <KnowledgeAnswerView answer={content.payload} />;
+    case 'DIAGNOSIS_REPORT':
+      return <DiagnosisReportView report={content.payload} anchorPrefix={turn.id} />;
+    case 'FALLBACK':
+      return <FallbackView fallback={content.payload} />;
+  }
+}
+
+/** One question with its live progress, then its answer, failure or the reason it did not finish. */
+export function TurnView({ turn }: { turn: ChatTurn }) {
+  const running = isTurnOpen(turn);
+  return (
+    <li class="turn" data-phase={turn.phase} aria-busy={running}>
+      <p class="question">
+        <span class="visually-hidden">You asked: </span>
+        {turn.query}
+      </p>
+      <div class="reply">
+        {turn.phase === 'SENDING' && <p class="hint">Sending…</p>}
+        <ProgressTimeline steps={turn.progress} running={running} />
+        <Answer turn={turn} />
+        {turn.failure && (
+          <div class="failure" role="alert">
+            <strong>{FAILURE_LABELS[turn.failure.code] ?? turn.failure.code}.</strong> {turn.failure.message}
+          </div>
+        )}
+        {turn.phase === 'STOPPED' && (
+          <p class="stopped" role="status">
+            Stopped. The run was cancelled; nothing was released.
+          </p>
+        )}
+        {turn.problem && (
+          <div class="failure" role="alert">
+            {turn.problem}
+          </div>
+        )}
+        {turn.sessionId && turn.runId && (
+          <p class="run-link">
+            <a href={hrefOf({ page: 'runs', sessionId: turn.sessionId, runId: turn.runId })}>
+              View the run trace
+            </a>
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}

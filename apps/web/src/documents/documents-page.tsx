@@ -1,0 +1,227 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, apiRequest } from '../api/api-client';
+import type { DocumentStatus, KnowledgeDocument } from '../api/contracts';
+import { paths } from '../api/paths';
+import { useResource } from '../api/use-resource';
+import { formatBytes, formatTime } from '../format';
+import { ResourceView, TableScroll } from '../ui/feedback';
+
+const STATUSES: { status: DocumentStatus; label: string }[] = [
+  { status: 'INDEXED', label: 'Indexed' },
+  { status: 'PENDING', label: 'Pending' },
+  { status: 'FAILED', label: 'Failed' },
+];
+
+const messageOf = (error: unknown) => (error instanceof ApiError ? error.message : 'The request failed.');
+
+function UploadForm({
+  apiKey,
+  onUploaded,
+}: {
+  apiKey: string;
+  onUploaded: (document: KnowledgeDocument) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
+  const upload = async (form: HTMLFormElement) => {
+    setBusy(true);
+    setResult(null);
+    try {
+      const body = new FormData(form);
+      // An optional field left empty is absent, not an empty string the service would refuse.
+      for (const name of ['category', 'fault_source']) {
+        if (!String(body.get(name) ?? '').trim()) body.delete(name);
+      }
+      const document = await apiRequest<KnowledgeDocument>(paths.upload, {
+        method: 'POST',
+        apiKey,
+        body,
+      });
+      form.reset();
+      setResult({ ok: true, message: `Uploaded “${document.title}”: ${document.status}.` });
+      onUploaded(document);
+    } catch (error) {
+      setResult({ ok: false, message: messageOf(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="upload-form"
+      aria-labelledby="upload-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void upload(event.currentTarget);
+      }}
+    >
+      <h3 id="upload-title">Upload a runbook</h3>
+      <div class="field">
+        <label for="doc-file">File (.md, .markdown or .txt)</label>
+        <input
+          id="doc-file"
+          name="file"
+          type="file"
+          accept=".md,.markdown,.txt,text/markdown,text/plain"
+          required
+        />
+      </div>
+      <div class="field">
+        <label for="doc-title">Title</label>
+        <input id="doc-title" name="title" required maxLength={255} />
+      </div>
+      <div class="field">
+        <label for="doc-category">Category (optional)</label>
+        <input id="doc-category" name="category" maxLength={64} />
+      </div>
+      <div class="field">
+        <label for="doc-fault-source">Fault source (optional)</label>
+        <input id="doc-fault-source" name="fault_source" maxLength={128} placeholder="e.g. payment-service" />
+      </div>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Uploading…' : 'Upload'}
+        </button>
+      </div>
+      {result && (
+        <p class={result.ok ? 'success' : 'failure'} role={result.ok ? 'status' : 'alert'}>
+          {result.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function DeleteButton({
+  document,
+  apiKey,
+  onDeleted,
+}: {
+  document: KnowledgeDocument;
+  apiKey: string;
+  onDeleted: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) confirmButton.current?.focus();
+  }, [confirming]);
+  const remove = async () => {
+    try {
+      await apiRequest(paths.document(document.document_id), { method: 'DELETE', apiKey });
+      onDeleted();
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  };
+  if (!confirming) {
+    return (
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => setConfirming(true)}
+        aria-label={`Delete ${document.title}`}
+      >
+        Delete
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label={`Confirm deleting ${document.title}`}>
+      <button type="button" class="danger" ref={confirmButton} onClick={() => void remove()}>
+        Confirm delete
+      </button>
+      <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
+      {error && (
+        <span class="failure" role="alert">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** The knowledge base the agent searches: upload runbooks, list them by indexing status, delete them. */
+export function DocumentsPage({ apiKey }: { apiKey: string }) {
+  const [status, setStatus] = useState<DocumentStatus>('INDEXED');
+  const [documents, reload] = useResource<KnowledgeDocument[]>(
+    (signal) => apiRequest(paths.documentsByStatus(status), { apiKey, signal }),
+    [status, apiKey],
+  );
+  return (
+    <section aria-labelledby="documents-title">
+      <h2 id="documents-title" tabIndex={-1}>
+        Knowledge documents
+      </h2>
+      <UploadForm
+        apiKey={apiKey}
+        onUploaded={(document) => {
+          if (document.status === status) reload();
+          else setStatus(document.status);
+        }}
+      />
+      <fieldset class="status-filter">
+        <legend>Show documents that are</legend>
+        {STATUSES.map((option) => (
+          <label key={option.status}>
+            <input
+              type="radio"
+              name="document-status"
+              value={option.status}
+              checked={status === option.status}
+              onChange={() => setStatus(option.status)}
+            />{' '}
+            {option.label}
+          </label>
+        ))}
+      </fieldset>
+      <ResourceView resource={documents} what="documents">
+        {(list) =>
+          list.length === 0 ? (
+            <p class="hint">No {status.toLowerCase()} documents.</p>
+          ) : (
+            <TableScroll label="Documents">
+              <table class="documents">
+                <thead>
+                  <tr>
+                    <th scope="col">Title</th>
+                    <th scope="col">Fault source</th>
+                    <th scope="col">Category</th>
+                    <th scope="col">File</th>
+                    <th scope="col">Chunks</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((document) => (
+                    <tr key={document.document_id} data-document-id={document.document_id}>
+                      <td>{document.title}</td>
+                      <td>{document.fault_source ?? '—'}</td>
+                      <td>{document.category ?? '—'}</td>
+                      <td>
+                        {document.file_name} · {formatBytes(document.size_bytes)}
+                      </td>
+                      <td>{document.chunk_count}</td>
+                      <td>
+                        <time dateTime={document.updated_at}>{formatTime(document.updated_at)}</time>
+                      </td>
+                      <td>
+                        <DeleteButton document={document} apiKey={apiKey} onDeleted={reload} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
+          )
+        }
+      </ResourceView>
+    </section>
+  );
+}

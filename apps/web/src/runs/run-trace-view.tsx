@@ -1,0 +1,321 @@
+import { apiRequest } from '../api/api-client';
+import type { RunReasoning, RunTrace } from '../api/contracts';
+import { paths } from '../api/paths';
+import { useResource } from '../api/use-resource';
+import { formatBytes, formatDuration, formatTime } from '../format';
+import { hrefOf } from '../router';
+import { ResourceView, TableScroll } from '../ui/feedback';
+import { Tabs } from '../ui/tabs';
+
+/** Bounded timeline details as "key: value" text; nested values stay compact. */
+function Details({ details }: { details: Record<string, unknown> | null }) {
+  const entries = Object.entries(details ?? {});
+  if (entries.length === 0) return null;
+  return (
+    <span class="details">
+      {entries.map(([key, value]) => (
+        <span key={key} class="detail">
+          {key}: {typeof value === 'string' ? value : JSON.stringify(value)}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function Summary({ trace }: { trace: RunTrace }) {
+  const run = trace.run;
+  const budget = run.budget;
+  return (
+    <div class="run-summary">
+      <p class="run-query">{run.query}</p>
+      <dl class="facts">
+        <div>
+          <dt>Status</dt>
+          <dd data-field="status">
+            <span class={`badge status-${run.status.toLowerCase()}`}>{run.status}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Intent</dt>
+          <dd>{run.intent ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Released</dt>
+          <dd>{run.release_outcome ?? '—'}</dd>
+        </div>
+        {run.fallback_reason && (
+          <div>
+            <dt>Fallback</dt>
+            <dd>{run.fallback_reason}</dd>
+          </div>
+        )}
+        {run.error_code && (
+          <div>
+            <dt>Error</dt>
+            <dd>{run.error_code}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Started</dt>
+          <dd>
+            <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
+          </dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{formatDuration(run.duration_ms)}</dd>
+        </div>
+      </dl>
+      <h3>Budget used</h3>
+      <dl class="facts budget" aria-label="Budget totals">
+        <div>
+          <dt>Model calls</dt>
+          <dd data-field="model_calls">{budget.model_calls}</dd>
+        </div>
+        <div>
+          <dt>Tool calls</dt>
+          <dd data-field="tool_calls">{budget.tool_calls}</dd>
+        </div>
+        <div>
+          <dt>Input tokens</dt>
+          <dd>{budget.input_tokens}</dd>
+        </div>
+        <div>
+          <dt>Output tokens</dt>
+          <dd>{budget.output_tokens}</dd>
+        </div>
+        <div>
+          <dt>Total tokens</dt>
+          <dd>{budget.total_tokens}</dd>
+        </div>
+        {budget.exhausted && (
+          <div>
+            <dt>Exhausted</dt>
+            <dd>{budget.exhausted}</dd>
+          </div>
+        )}
+      </dl>
+    </div>
+  );
+}
+
+function Timeline({ trace }: { trace: RunTrace }) {
+  const start = new Date(trace.run.created_at).getTime();
+  if (trace.timeline.length === 0) return <p class="hint">No timeline events.</p>;
+  return (
+    <ol class="timeline" aria-label="Timeline">
+      {trace.timeline.map((event, index) => (
+        <li key={index}>
+          <time dateTime={event.at} class="step-time">
+            +{formatDuration(new Date(event.at).getTime() - start)}
+          </time>
+          <span class="badge muted">{event.phase}</span> <span class="event-type">{event.event_type}</span>{' '}
+          <Details details={event.details} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function ToolCalls({ trace }: { trace: RunTrace }) {
+  if (trace.tool_invocations.length === 0) return <p class="hint">This run called no tools.</p>;
+  return (
+    <TableScroll label="Tool calls">
+      <table class="tool-calls">
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Call id</th>
+            <th scope="col">Status</th>
+            <th scope="col">Evidence</th>
+            <th scope="col">Arguments</th>
+            <th scope="col">Request</th>
+            <th scope="col">Raw</th>
+            <th scope="col">To agent</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trace.tool_invocations.map((call, index) => (
+            <tr key={index} data-tool-call-id={call.tool_call_id ?? ''}>
+              <td>{call.tool_name}</td>
+              <td>
+                <code>{call.tool_call_id ?? '—'}</code>
+              </td>
+              <td>
+                {call.status}
+                {call.error_code && <span class="badge warning">{call.error_code}</span>}
+              </td>
+              <td>{call.evidence_status ?? '—'}</td>
+              <td>
+                <Details details={call.arg_summary} />
+              </td>
+              <td>{formatBytes(call.request_bytes)}</td>
+              <td>{formatBytes(call.raw_bytes)}</td>
+              <td>
+                {formatBytes(call.agent_result_bytes)}
+                {call.truncated && <span class="badge muted">truncated</span>}
+              </td>
+              <td>{formatDuration(call.duration_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}
+
+function ModelSteps({ trace }: { trace: RunTrace }) {
+  if (trace.steps.length === 0) return <p class="hint">No model steps.</p>;
+  return (
+    <TableScroll label="Model steps">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Role</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Status</th>
+            <th scope="col">Finish</th>
+            <th scope="col">Tool calls</th>
+            <th scope="col">Tokens in / out</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trace.steps.map((step) => (
+            <tr key={step.step_index}>
+              <td>{step.step_index}</td>
+              <td>{step.role}</td>
+              <td>{step.attempt}</td>
+              <td>
+                {step.status}
+                {step.error_code && <span class="badge warning">{step.error_code}</span>}
+              </td>
+              <td>{step.finish_reason ?? '—'}</td>
+              <td>{step.tool_call_count}</td>
+              <td>
+                {step.input_tokens ?? '—'} / {step.output_tokens ?? '—'}
+              </td>
+              <td>{formatDuration(step.duration_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}
+
+/** The restricted reasoning audit, fetched only with the auditor key and only when its tab is opened. */
+function Reasoning({
+  sessionId,
+  runId,
+  auditorKey,
+}: {
+  sessionId: string;
+  runId: string;
+  auditorKey: string;
+}) {
+  const [reasoning] = useResource<RunReasoning>(
+    (signal) => apiRequest(paths.reasoning(sessionId, runId), { apiKey: auditorKey, signal }),
+    [sessionId, runId, auditorKey],
+  );
+  return (
+    <ResourceView resource={reasoning} what="the reasoning audit">
+      {(data) => (
+        <>
+          <p class="notice" role="note">
+            Restricted audit data: the model’s own reasoning and text per step, exactly as the provider sent
+            it.
+          </p>
+          <ol class="reasoning">
+            {data.steps.map((step) => (
+              <li key={step.step_index}>
+                <p>
+                  <strong>Step {step.step_index}</strong> · {step.role} ·{' '}
+                  <span class="badge muted">{step.content_source}</span>
+                </p>
+                {step.reasoning_content && (
+                  <>
+                    <h4>Reasoning</h4>
+                    <pre>{step.reasoning_content}</pre>
+                  </>
+                )}
+                {step.assistant_text && (
+                  <>
+                    <h4>Assistant text</h4>
+                    <pre>{step.assistant_text}</pre>
+                  </>
+                )}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </ResourceView>
+  );
+}
+
+interface RunTraceViewProps {
+  sessionId: string;
+  runId: string;
+  apiKey: string;
+  auditorKey: string;
+}
+
+/** One run: summary and budget, then tabs for the timeline, tool calls, model steps and (auditors) reasoning. */
+export function RunTraceView({ sessionId, runId, apiKey, auditorKey }: RunTraceViewProps) {
+  const [trace, reload] = useResource<RunTrace>(
+    (signal) => apiRequest(paths.trace(sessionId, runId), { apiKey, signal }),
+    [sessionId, runId, apiKey],
+  );
+  return (
+    <section aria-labelledby="run-title">
+      <div class="page-head">
+        <h2 id="run-title" tabIndex={-1}>
+          Run <code>{runId}</code>
+        </h2>
+        <p>
+          <a href={hrefOf({ page: 'runs', sessionId, runId: null })}>All runs of this session</a>{' '}
+          <button type="button" class="secondary" onClick={reload}>
+            Refresh
+          </button>
+        </p>
+      </div>
+      <ResourceView resource={trace} what="the trace">
+        {(data) => (
+          <>
+            <Summary trace={data} />
+            <Tabs
+              label="Run details"
+              tabs={[
+                { id: 'timeline', label: 'Timeline', render: () => <Timeline trace={data} /> },
+                {
+                  id: 'tools',
+                  label: `Tool calls (${data.tool_invocations.length})`,
+                  render: () => <ToolCalls trace={data} />,
+                },
+                {
+                  id: 'steps',
+                  label: `Model steps (${data.steps.length})`,
+                  render: () => <ModelSteps trace={data} />,
+                },
+                ...(auditorKey
+                  ? [
+                      {
+                        id: 'reasoning',
+                        label: 'Reasoning (audit)',
+                        render: () => (
+                          <Reasoning sessionId={sessionId} runId={runId} auditorKey={auditorKey} />
+                        ),
+                      },
+                    ]
+                  : []),
+              ]}
+            />
+          </>
+        )}
+      </ResourceView>
+    </section>
+  );
+}
