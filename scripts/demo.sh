@@ -26,5 +26,7 @@ node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port
 stub_pid=$!
 trap 'kill "$stub_pid" 2>/dev/null || true' EXIT INT TERM
 
-echo "demo: service on http://127.0.0.1:${PORT:-3000} (OpenAPI at /api/docs, health at /health); Ctrl-C stops it"
+key_hint=""
+[ "$AUTH_DEV_KEY_ENABLED" = true ] && key_hint=" (API key: superbiz-dev-key-change-me)"
+echo "demo: web UI on http://127.0.0.1:${PORT:-3000}/${key_hint}, OpenAPI at /api/docs, health at /health; Ctrl-C stops it"
 node dist/apps/server/src/main.js

@@ -286,6 +286,37 @@ describe('web UI in Chromium', () => {
     expect(first.status).toBe('SUCCESS');
   });
 
+  it('shows a knowledge answer with the runbook it was given as its reference', async () => {
+    const listed = await fetch(`${suite.app.baseUrl}/api/documents/status/INDEXED`, {
+      headers: { 'x-api-key': TEST_KEYS.operator },
+    });
+    const runbook = ((await listed.json()) as { document_id: string; title: string }[]).find(
+      (document) => document.title === 'Payment timeout runbook',
+    );
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'KNOWLEDGE_QUERY' }],
+        'knowledge-answer': [
+          {
+            content: JSON.stringify({
+              answer: 'KB-ANSWER ERR_TIMEOUT means the pool had no free connection for 30 s.',
+              references: [runbook?.document_id],
+              limitations: 'Only the internal knowledge base was searched.',
+            }),
+          },
+        ],
+      },
+    });
+    const page = await openUi({ apiKey: TEST_KEYS.operator });
+    await ask(page, 'What does ERR_TIMEOUT from HikariPool mean?');
+    const answer = lastTurn(page).getByRole('article', { name: 'Knowledge answer' });
+    await answer.waitFor({ timeout: 20_000 });
+    expect(await answer.locator('.answer-text').textContent()).toContain('KB-ANSWER');
+    expect(await answer.locator('li.reference').allTextContents()).toEqual([
+      expect.stringContaining('Payment timeout runbook'),
+    ]);
+  });
+
   it('labels a fallback as such and never as a diagnosis', async () => {
     stub.load({
       roles: { ...ROUTE_DIAGNOSIS, 'diagnosis-agent': agentReplies(0), 'semantic-guard': [UNSUPPORTED] },
