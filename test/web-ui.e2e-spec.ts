@@ -12,7 +12,7 @@ const suite = useStubbedApp();
 const { stub } = suite;
 
 const RUNBOOK = [
-  '# Payment timeout runbook',
+  '# Web UI payment runbook',
   '',
   '## Symptoms',
   'RUNBOOK-EXCERPT HikariPool connection is not available; payment calls fail with ERR_TIMEOUT after 30000 ms.',
@@ -143,6 +143,7 @@ describe('web UI served by the app', () => {
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toContain('text/html');
     expect(index.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(index.headers.get('cache-control')).toBe('no-cache');
     const html = await index.text();
     expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
     expect(html).not.toMatch(/https?:\/\//);
@@ -166,16 +167,16 @@ describe('web UI in Chromium', () => {
     const page = await openUi({ apiKey: TEST_KEYS.operator }, '#/documents');
     await page.getByRole('heading', { name: 'Knowledge documents' }).waitFor();
     for (const [title, file] of [
-      ['Scratch note', 'scratch.md'],
-      ['Payment timeout runbook', 'payment-timeout.md'],
+      ['Web UI scratch note', 'scratch.md'],
+      ['Web UI payment runbook', 'payment-timeout.md'],
     ]) {
       await page.getByLabel('File (.md, .markdown or .txt)').setInputFiles({
         name: file,
         mimeType: 'text/markdown',
-        buffer: Buffer.from(title === 'Scratch note' ? '# Scratch\n\nnothing here' : RUNBOOK),
+        buffer: Buffer.from(title === 'Web UI scratch note' ? '# Scratch\n\nnothing here' : RUNBOOK),
       });
       await page.getByLabel('Title').fill(title);
-      await page.getByLabel('Fault source (optional)').fill('payment-service');
+      await page.getByLabel('Fault source (optional)').fill('web-ui-payment');
       await page.getByRole('button', { name: 'Upload' }).click();
       await page
         .getByRole('status')
@@ -183,13 +184,15 @@ describe('web UI in Chromium', () => {
         .waitFor();
     }
     const table = page.getByRole('region', { name: 'Documents' });
-    await table.getByRole('cell', { name: 'Payment timeout runbook', exact: true }).waitFor();
+    await table.getByRole('cell', { name: 'Web UI payment runbook', exact: true }).waitFor();
     await screenshot(page, 'documents');
 
-    await page.getByRole('button', { name: 'Delete Scratch note' }).click();
+    await page.getByRole('button', { name: 'Delete Web UI scratch note' }).click();
     await page.getByRole('button', { name: 'Confirm delete' }).click();
-    await table.getByRole('cell', { name: 'Scratch note', exact: true }).waitFor({ state: 'detached' });
-    expect(await table.getByRole('cell', { name: 'Payment timeout runbook', exact: true }).count()).toBe(1);
+    await table
+      .getByRole('cell', { name: 'Web UI scratch note', exact: true })
+      .waitFor({ state: 'detached' });
+    expect(await table.getByRole('cell', { name: 'Web UI payment runbook', exact: true }).count()).toBe(1);
 
     await page.getByLabel('File (.md, .markdown or .txt)').setInputFiles({
       name: 'tool.exe',
@@ -291,7 +294,7 @@ describe('web UI in Chromium', () => {
       headers: { 'x-api-key': TEST_KEYS.operator },
     });
     const runbook = ((await listed.json()) as { document_id: string; title: string }[]).find(
-      (document) => document.title === 'Payment timeout runbook',
+      (document) => document.title === 'Web UI payment runbook',
     );
     stub.load({
       roles: {
@@ -313,7 +316,7 @@ describe('web UI in Chromium', () => {
     await answer.waitFor({ timeout: 20_000 });
     expect(await answer.locator('.answer-text').textContent()).toContain('KB-ANSWER');
     expect(await answer.locator('li.reference').allTextContents()).toEqual([
-      expect.stringContaining('Payment timeout runbook'),
+      expect.stringContaining('Web UI payment runbook'),
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ServeStaticModule } from '@nestjs/serve-static';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Response } from 'express';
 import { ConfigValidationError } from '@app/config';
 import { appConfig, AppConfig } from '../config/app.config';
@@ -22,15 +22,19 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function setHeaders(res: Response, path: string): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  // Vite fingerprints asset names, so they never change; index.html must always be revalidated.
-  res.setHeader(
-    'Cache-Control',
-    /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
-  );
+/** Headers for every file of the UI under `root`. */
+function headersFor(root: string) {
+  const assets = join(root, 'assets') + sep;
+  return (res: Response, path: string): void => {
+    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    // Vite fingerprints asset names, so they never change; index.html must always be revalidated.
+    res.setHeader(
+      'Cache-Control',
+      path.startsWith(assets) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    );
+  };
 }
 
 /** Start-up check, before any pool or socket exists: the server without its UI is a broken deployment. */
@@ -54,7 +58,11 @@ export function assertWebUiBuilt(config: AppConfig): void {
         {
           rootPath: config.webUiDir,
           renderPath: '/',
-          serveStaticOptions: { index: 'index.html', fallthrough: true, setHeaders },
+          serveStaticOptions: {
+            index: 'index.html',
+            fallthrough: true,
+            setHeaders: headersFor(config.webUiDir),
+          },
         },
       ],
     }),
