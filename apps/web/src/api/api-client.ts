@@ -27,31 +27,38 @@ export async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message ?? `The request failed (HTTP ${response.status}).`);
 }
 
+/**
+ * Same-origin fetch that resolves only with a 2xx response: a refused request becomes its ApiError, an
+ * unreachable service a plain message. An abort is rethrown as it is, so callers can tell a stop apart.
+ */
+export async function send(path: string, init: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new ApiError(0, 'The service cannot be reached. Check that it is running.');
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
 export interface ApiRequest {
   method?: 'GET' | 'POST' | 'DELETE';
   apiKey: string;
   body?: BodyInit;
-  json?: unknown;
   signal?: AbortSignal;
 }
 
-/** Same-origin request with the API key; resolves with the parsed JSON body (undefined for 204). */
+/** A JSON API call with the API key; resolves with the parsed body (undefined for an empty one). */
 export async function apiRequest<T>(path: string, request: ApiRequest): Promise<T> {
   if (!request.apiKey) throw new ApiError(401, 'Set an API key first (API keys, top right).');
-  const headers: Record<string, string> = { 'x-api-key': request.apiKey, accept: 'application/json' };
-  let body = request.body;
-  if (request.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(request.json);
-  }
-  let response: Response;
-  try {
-    response = await fetch(path, { method: request.method ?? 'GET', headers, body, signal: request.signal });
-  } catch (error) {
-    if (request.signal?.aborted) throw error;
-    throw new ApiError(0, 'The service cannot be reached. Check that it is running.');
-  }
-  if (!response.ok) throw await errorOf(response);
+  const response = await send(path, {
+    method: request.method ?? 'GET',
+    headers: { 'x-api-key': request.apiKey, accept: 'application/json' },
+    body: request.body,
+    signal: request.signal,
+  });
   if (response.status === 204 || response.headers.get('content-length') === '0') return undefined as T;
   return (await response.json()) as T;
 }

@@ -1,4 +1,4 @@
-import { ApiError, errorOf } from './api-client';
+import { ApiError, send } from './api-client';
 import { decodeChatEvent } from './chat-events';
 import type { ChatEvent } from './contracts';
 import { SseParser } from './sse-parser';
@@ -19,19 +19,12 @@ export async function streamChat(
   signal: AbortSignal,
   onEvent: (event: ChatEvent) => void,
 ): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch('/api/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': apiKey },
-      body: JSON.stringify(request),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new ApiError(0, 'The service cannot be reached. Check that it is running.');
-  }
-  if (!response.ok) throw await errorOf(response);
+  const response = await send('/api/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': apiKey },
+    body: JSON.stringify(request),
+    signal,
+  });
   if (!response.body) throw new ApiError(response.status, 'The service sent no stream.');
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();

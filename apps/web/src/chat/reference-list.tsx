@@ -1,4 +1,5 @@
 import type { Reference } from '../api/contracts';
+import { TableScroll } from '../ui/feedback';
 import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
 
 export const referenceAnchor = (prefix: string, referenceId: number) => `${prefix}-ref-${referenceId}`;
@@ -33,7 +34,7 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
       );
     case 'table':
       return (
-        <div class="table-scroll excerpt" role="region" aria-label="Query result" tabIndex={0}>
+        <TableScroll label="Query result">
           <table>
             <thead>
               <tr>
@@ -55,7 +56,7 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
             </tbody>
           </table>
           {excerpt.hiddenRows > 0 && <p class="hint">and {excerpt.hiddenRows} more rows</p>}
-        </div>
+        </TableScroll>
       );
     case 'fields':
       return (
