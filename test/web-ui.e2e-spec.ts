@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, useStubbedApp } from './support/app-under-test';
-import { launchBrowser, screenshot } from './support/browser';
+import { accessibilityViolations, fitsWidth, launchBrowser, screenshot } from './support/browser';
 import { SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import type { StubReply } from './support/stub-llm/stub-script';
 import { TEST_KEYS } from './support/test-env';
@@ -186,6 +186,7 @@ describe('web UI in Chromium', () => {
     const table = page.getByRole('region', { name: 'Documents' });
     await table.getByRole('cell', { name: 'Web UI payment runbook', exact: true }).waitFor();
     await screenshot(page, 'documents');
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Delete Web UI scratch note' }).click();
     await page.getByRole('button', { name: 'Confirm delete' }).click();
@@ -225,6 +226,8 @@ describe('web UI in Chromium', () => {
     const report = turn.getByRole('article', { name: 'Diagnosis report' });
     await report.waitFor({ timeout: 20_000 });
     await screenshot(page, 'diagnosis-report');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(await fitsWidth(page, 390)).toBe(true);
     expect(await report.locator('h3').allTextContents()).toEqual([
       'Conclusion',
       'Analysis',
@@ -395,6 +398,8 @@ describe('web UI in Chromium', () => {
     const toolCalls = page.getByRole('region', { name: 'Tool calls' });
     await toolCalls.waitFor();
     await screenshot(page, 'trace-tool-calls');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(await fitsWidth(page, 390)).toBe(true);
     const rows = await toolCalls.locator('tbody tr').allTextContents();
     expect(rows).toHaveLength(2);
     expect(rows.find((row) => row.includes('call_kb_1'))).toMatch(/lookup_knowledge.*READY.*EVIDENCE_FOUND/);

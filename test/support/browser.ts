@@ -36,3 +36,32 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+const AXE_URL = '/__test-axe.js';
+
+/**
+ * axe-core's WCAG 2 A/AA rules on the current page, as "rule: element" lines. The script is served as
+ * if from the app's own origin, so the UI's Content-Security-Policy stays on for the check.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.route(`**${AXE_URL}`, (route) =>
+    route.fulfill({ path: require.resolve('axe-core/axe.min.js') }),
+  );
+  await page.addScriptTag({ url: AXE_URL });
+  return page.evaluate<string[]>(`(async () => {
+    const result = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    return result.violations.flatMap((violation) =>
+      violation.nodes.map((node) => violation.id + ': ' + node.target.join(' ')));
+  })()`);
+}
+
+/** Whether the page fits a phone's width: wide tables must scroll inside their own region instead. */
+export async function fitsWidth(page: Page, width: number): Promise<boolean> {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width, height: 844 });
+  const fits = await page.evaluate<boolean>(
+    'document.documentElement.scrollWidth <= document.documentElement.clientWidth',
+  );
+  if (viewport) await page.setViewportSize(viewport);
+  return fits;
+}
