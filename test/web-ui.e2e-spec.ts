@@ -348,25 +348,29 @@ describe('web UI in Chromium', () => {
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('COMPLETE');
   });
 
-  it('stops a running diagnosis: the request is aborted and the run ends CANCELLED', async () => {
+  it('stops a running diagnosis: the request is aborted and the run, followed on its trace page, ends CANCELLED', async () => {
     stub.load({ roles: { ...ROUTE_DIAGNOSIS, 'diagnosis-agent': agentReplies(30_000) } });
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'order-123 payment timeout, find out why');
     await lastTurn(page).locator('li[data-status="TOOL_RUNNING"]').waitFor();
+
+    // Another tab follows the run while it is still going.
+    const { sessionId, runId, status } = await runStatusOf(page);
+    expect(status).toBe('RUNNING');
+    const tracePage = await openUi({ apiKey: TEST_KEYS.operator }, `#/runs/${sessionId}/${runId}`);
+    const runStatus = tracePage.locator('[data-field="status"]');
+    await runStatus.filter({ hasText: 'RUNNING' }).waitFor();
+
     await page.getByRole('button', { name: 'Stop' }).click();
     await lastTurn(page).getByRole('status').filter({ hasText: 'Stopped' }).waitFor();
     await screenshot(page, 'stopped');
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('STOPPED');
     await page.getByRole('button', { name: 'Send' }).waitFor();
 
-    let status = '';
-    for (let attempt = 0; attempt < 50 && status !== 'CANCELLED'; attempt += 1) {
-      status = (await runStatusOf(page)).status;
-      if (status !== 'CANCELLED') await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe('CANCELLED');
+    await runStatus.filter({ hasText: 'CANCELLED' }).waitFor({ timeout: 10_000 });
+    await screenshot(tracePage, 'stopped-trace');
+    expect((await runStatusOf(page)).status).toBe('CANCELLED');
 
-    const { sessionId } = await runStatusOf(page);
     await page.getByRole('button', { name: 'New session' }).click();
     expect(await page.locator('li.turn').count()).toBe(0);
     expect(await page.locator('p.session').textContent()).not.toContain(sessionId);

@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { apiRequest } from '../api/api-client';
 import type { RunReasoning, RunTrace } from '../api/contracts';
 import { paths } from '../api/paths';
@@ -6,6 +7,8 @@ import { formatBytes, formatDuration, formatTime } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
 import { Tabs } from '../ui/tabs';
+
+const REFRESH_MS = 2000;
 
 /** Bounded timeline details as "key: value" text; nested values stay compact. */
 function Details({ details }: { details: Record<string, unknown> | null }) {
@@ -269,6 +272,13 @@ export function RunTraceView({ sessionId, runId, apiKey, auditorKey }: RunTraceV
     (signal) => apiRequest(paths.trace(sessionId, runId), { apiKey, signal }),
     [sessionId, runId, apiKey],
   );
+  // A run still in progress is followed until it ends.
+  const running = trace.state === 'ready' && trace.data.run.status === 'RUNNING';
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(reload, REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [running, trace, reload]);
   return (
     <section aria-labelledby="run-title">
       <div class="page-head">
@@ -285,6 +295,11 @@ export function RunTraceView({ sessionId, runId, apiKey, auditorKey }: RunTraceV
       <ResourceView resource={trace} what="the trace">
         {(data) => (
           <>
+            {running && (
+              <p class="hint" role="status">
+                The run is still going; this page refreshes every {REFRESH_MS / 1000} s until it ends.
+              </p>
+            )}
             <Summary trace={data} />
             <Tabs
               label="Run details"
