@@ -87,11 +87,13 @@ const ROUTE_DIAGNOSIS = { 'intent-router': [{ content: 'DIAGNOSIS' }] };
 
 let browser: Browser;
 const contexts: BrowserContext[] = [];
-/** Uncaught errors in the UI fail the test that caused them. */
+/** Uncaught errors in the UI, and any request leaving the app's origin, fail the test that caused them. */
 const pageErrors: string[] = [];
+const foreignRequests: string[] = [];
 
 afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
+  expect(foreignRequests.splice(0)).toEqual([]);
 });
 
 beforeAll(async () => {
@@ -107,6 +109,14 @@ afterAll(async () => {
 async function openUi(keys: { apiKey: string; auditorKey?: string }, hash = ''): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   contexts.push(context);
+  // The UI must work offline: nothing may be fetched from anywhere but the app itself.
+  await context.route(
+    (url) => url.origin !== suite.app.baseUrl,
+    (route) => {
+      foreignRequests.push(route.request().url());
+      return route.abort();
+    },
+  );
   const page = await context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${suite.app.baseUrl}/${hash}`);
