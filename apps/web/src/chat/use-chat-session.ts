@@ -1,7 +1,7 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/api-client';
 import { streamChat } from '../api/chat-stream';
-import { applyChatEvent, ChatTurn, endTurn, startTurn } from './chat-turn';
+import { applyChatEvent, ChatTurn, endTurn, isTurnOpen, startTurn } from './chat-turn';
 
 export interface ChatSession {
   sessionId: string | null;
@@ -20,7 +20,6 @@ const LOST_MESSAGE = 'The connection to the service was lost. Open the run trace
 export function useChatSession(): ChatSession {
   const [sessionId, setSessionId] = useState<string | null>(null);
   const [turns, setTurns] = useState<ChatTurn[]>([]);
-  const [busy, setBusy] = useState(false);
   const active = useRef<AbortController | null>(null);
   const nextId = useRef(1);
 
@@ -29,7 +28,6 @@ export function useChatSession(): ChatSession {
       if (active.current) return;
       const controller = new AbortController();
       active.current = controller;
-      setBusy(true);
       const id = `turn-${nextId.current++}`;
       const update = (change: (turn: ChatTurn) => ChatTurn) =>
         setTurns((current) => current.map((turn) => (turn.id === id ? change(turn) : turn)));
@@ -56,7 +54,6 @@ export function useChatSession(): ChatSession {
         );
       } finally {
         if (active.current === controller) active.current = null;
-        setBusy(false);
       }
     },
     [sessionId],
@@ -66,9 +63,13 @@ export function useChatSession(): ChatSession {
 
   const reset = useCallback(() => {
     active.current?.abort();
+    active.current = null;
     setSessionId(null);
     setTurns([]);
   }, []);
 
+  // Only the newest turn can still be streaming.
+  const last = turns[turns.length - 1];
+  const busy = last !== undefined && isTurnOpen(last);
   return { sessionId, turns, busy, send, stop, reset };
 }

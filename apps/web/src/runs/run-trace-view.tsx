@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { apiRequest } from '../api/api-client';
 import type { RunReasoning, RunTrace } from '../api/contracts';
@@ -32,72 +33,41 @@ function Summary({ trace }: { trace: RunTrace }) {
     <div class="run-summary">
       <p class="run-query">{run.query}</p>
       <dl class="facts">
-        <div>
-          <dt>Status</dt>
-          <dd data-field="status">
-            <span class={`badge status-${run.status.toLowerCase()}`}>{run.status}</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Intent</dt>
-          <dd>{run.intent ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>Released</dt>
-          <dd>{run.release_outcome ?? '—'}</dd>
-        </div>
-        {run.fallback_reason && (
-          <div>
-            <dt>Fallback</dt>
-            <dd>{run.fallback_reason}</dd>
-          </div>
-        )}
-        {run.error_code && (
-          <div>
-            <dt>Error</dt>
-            <dd>{run.error_code}</dd>
-          </div>
-        )}
-        <div>
-          <dt>Started</dt>
-          <dd>
-            <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
-          </dd>
-        </div>
-        <div>
-          <dt>Duration</dt>
-          <dd>{formatDuration(run.duration_ms)}</dd>
-        </div>
+        <Fact label="Status" field="status">
+          <span class={`badge status-${run.status.toLowerCase()}`}>{run.status}</span>
+        </Fact>
+        <Fact label="Intent">{run.intent ?? '—'}</Fact>
+        <Fact label="Released">{run.release_outcome ?? '—'}</Fact>
+        {run.fallback_reason && <Fact label="Fallback">{run.fallback_reason}</Fact>}
+        {run.error_code && <Fact label="Error">{run.error_code}</Fact>}
+        <Fact label="Started">
+          <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
+        </Fact>
+        <Fact label="Duration">{formatDuration(run.duration_ms)}</Fact>
       </dl>
       <h3>Budget used</h3>
       <dl class="facts budget" aria-label="Budget totals">
-        <div>
-          <dt>Model calls</dt>
-          <dd data-field="model_calls">{budget.model_calls}</dd>
-        </div>
-        <div>
-          <dt>Tool calls</dt>
-          <dd data-field="tool_calls">{budget.tool_calls}</dd>
-        </div>
-        <div>
-          <dt>Input tokens</dt>
-          <dd>{budget.input_tokens}</dd>
-        </div>
-        <div>
-          <dt>Output tokens</dt>
-          <dd>{budget.output_tokens}</dd>
-        </div>
-        <div>
-          <dt>Total tokens</dt>
-          <dd>{budget.total_tokens}</dd>
-        </div>
-        {budget.exhausted && (
-          <div>
-            <dt>Exhausted</dt>
-            <dd>{budget.exhausted}</dd>
-          </div>
-        )}
+        <Fact label="Model calls" field="model_calls">
+          {budget.model_calls}
+        </Fact>
+        <Fact label="Tool calls" field="tool_calls">
+          {budget.tool_calls}
+        </Fact>
+        <Fact label="Input tokens">{budget.input_tokens}</Fact>
+        <Fact label="Output tokens">{budget.output_tokens}</Fact>
+        <Fact label="Total tokens">{budget.total_tokens}</Fact>
+        {budget.exhausted && <Fact label="Exhausted">{budget.exhausted}</Fact>}
       </dl>
+    </div>
+  );
+}
+
+/** One term of a facts list; `field` names it for tests and scripts. */
+function Fact({ label, field, children }: { label: string; field?: string; children: ComponentChildren }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd data-field={field}>{children}</dd>
     </div>
   );
 }
