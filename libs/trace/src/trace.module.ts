@@ -6,7 +6,7 @@ import { TraceController } from './api/trace.controller';
 import { AuditCipher } from './audit/audit-cipher';
 import { databaseConfig, DatabaseConfig } from './config/database.config';
 import { traceConfig, TraceConfig } from './config/trace.config';
-import { buildDataSourceOptions } from './database/data-source-options';
+import { buildDataSourceOptions, openServiceDataSource } from './database/data-source-options';
 import { TRACE_ENTITIES } from './entities';
 import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
@@ -33,6 +33,11 @@ const REPOSITORIES = [
         // A start-up that cannot reach MySQL fails at once with the driver's message: no hidden retries.
         retryAttempts: 0,
       }),
+      // The factory only receives the options; the config is read again (same validated env) for the lock.
+      dataSourceFactory: (options) => {
+        if (!options) throw new Error('the service DataSource has no options');
+        return openServiceDataSource(options, databaseConfig());
+      },
     }),
     TypeOrmModule.forFeature(TRACE_ENTITIES),
     ConfigModule.forFeature(traceConfig),

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, databaseConfig, DatabaseConfig } from '@app/trace';
+import { buildDataSourceOptions, databaseConfig, DatabaseConfig, withMigrationLock } from '@app/trace';
 
 async function createDatabaseIfMissing(config: DatabaseConfig): Promise<void> {
   const connection = await createConnection({
@@ -23,6 +23,7 @@ async function createDatabaseIfMissing(config: DatabaseConfig): Promise<void> {
 /**
  * `npm run migration:run` / `migration:revert`: the same DataSource definition the app uses.
  * `--create-database` first creates the configured database (first start of the demo).
+ * Both commands hold the database's named migration lock, like the app's start-up.
  */
 async function main(command: string | undefined, flags: string[]): Promise<void> {
   if ((command !== 'run' && command !== 'revert') || flags.some((flag) => flag !== '--create-database')) {
@@ -30,18 +31,19 @@ async function main(command: string | undefined, flags: string[]): Promise<void>
   }
   const config = databaseConfig();
   if (flags.includes('--create-database')) await createDatabaseIfMissing(config);
-  const dataSource = new DataSource({ ...buildDataSourceOptions(config), migrationsRun: false });
-  await dataSource.initialize();
+  const dataSource = await new DataSource(buildDataSourceOptions(config)).initialize();
   try {
-    if (command === 'run') {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
-      process.stdout.write(
-        `applied ${applied.length} migration(s)${applied.map((m) => `\n  ${m.name}`).join('')}\n`,
-      );
-    } else {
-      await dataSource.undoLastMigration({ transaction: 'each' });
-      process.stdout.write('reverted the last migration\n');
-    }
+    await withMigrationLock(dataSource, config.migrationsLockTimeoutSeconds, async () => {
+      if (command === 'run') {
+        const applied = await dataSource.runMigrations({ transaction: 'each' });
+        process.stdout.write(
+          `applied ${applied.length} migration(s)${applied.map((m) => `\n  ${m.name}`).join('')}\n`,
+        );
+      } else {
+        await dataSource.undoLastMigration({ transaction: 'each' });
+        process.stdout.write('reverted the last migration\n');
+      }
+    });
   } finally {
     await dataSource.destroy();
   }

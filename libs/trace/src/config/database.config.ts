@@ -41,6 +41,12 @@ export class DatabaseEnv {
   @EnvBoolean()
   @IsBoolean()
   DB_MIGRATIONS_RUN: boolean = true;
+
+  /** How long a start-up or `migration:run` waits for another process that is migrating the same database. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  DB_MIGRATIONS_LOCK_TIMEOUT_SECONDS: number = 120;
 }
 
 export const databaseConfig = registerAs('database', () => {
@@ -55,6 +61,7 @@ export const databaseConfig = registerAs('database', () => {
     poolSize: env.DB_POOL_SIZE,
     connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
     migrationsRun: env.DB_MIGRATIONS_RUN,
+    migrationsLockTimeoutSeconds: env.DB_MIGRATIONS_LOCK_TIMEOUT_SECONDS,
   };
 });
 

@@ -1,7 +1,8 @@
-import { DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../../migrations';
 import { DatabaseConfig } from '../config/database.config';
 import { TRACE_ENTITIES } from '../entities';
+import { withMigrationLock } from './migration-lock';
 
 /** One definition of the service database, shared by the Nest module and the migration CLI. */
 export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOptions {
@@ -15,7 +16,8 @@ export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOption
     entities: TRACE_ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
-    migrationsRun: config.migrationsRun,
+    // Never inside initialize(): TypeORM would migrate without the lock (see openServiceDataSource).
+    migrationsRun: false,
     migrationsTransactionMode: 'each',
     synchronize: false,
     timezone: 'Z',
@@ -26,4 +28,26 @@ export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOption
     logging: ['migration'],
     extra: { connectionLimit: config.poolSize },
   };
+}
+
+/**
+ * The app's DataSource: connected, then (with DB_MIGRATIONS_RUN) migrated under the named migration lock,
+ * so replicas starting together both come up and apply every migration once.
+ */
+export async function openServiceDataSource(
+  options: DataSourceOptions,
+  config: DatabaseConfig,
+): Promise<DataSource> {
+  const dataSource = await new DataSource(options).initialize();
+  if (config.migrationsRun) {
+    try {
+      await withMigrationLock(dataSource, config.migrationsLockTimeoutSeconds, () =>
+        dataSource.runMigrations({ transaction: 'each' }),
+      );
+    } catch (error) {
+      await dataSource.destroy();
+      throw error;
+    }
+  }
+  return dataSource;
 }
