@@ -9,7 +9,7 @@ import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
 import { HarnessModule } from '@app/harness';
 import { ToolsModule } from '@app/tools';
-import { TraceModule } from '@app/trace';
+import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
@@ -24,6 +24,7 @@ import { WebUiModule } from './web/web-ui.module';
       useFactory: (config: AppConfig) => buildLoggerOptions(config),
     }),
     ScheduleModule.forRoot(),
+    RetentionSchedulerModule,
     ThrottlerModule.forRootAsync({
       inject: [appConfig.KEY],
       useFactory: (config: AppConfig) => ({

@@ -29,4 +29,5 @@ export { traceConfig, API_ROLES, DEV_API_KEY } from './config/trace.config';
 export type { ApiRole, TraceConfig } from './config/trace.config';
 export { RequireApiKey } from './access/api-key.guard';
 export { RetentionService } from './retention/retention.service';
+export { RetentionSchedulerModule } from './retention/retention-scheduler.module';
 export type { PurgeResult } from './retention/retention.service';

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { RetentionService } from '@app/trace';
-import { AppModule } from '../app.module';
+import { PurgeCliModule } from './purge-cli.module';
 import { validateConfiguration } from '../config/configuration';
 
 /** `npm run purge`: applies AUDIT_RETENTION_DAYS and TRACE_RETENTION_DAYS once (the service also does it hourly). */
 async function main(): Promise<void> {
   validateConfiguration();
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+  const app = await NestFactory.createApplicationContext(PurgeCliModule, { logger: false });
   try {
     const result = await app.get(RetentionService).purge();
     process.stdout.write(

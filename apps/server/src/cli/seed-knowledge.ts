@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { DocumentsService } from '@app/tools';
 import { KnowledgeRepository } from '@app/trace';
-import { AppModule } from '../app.module';
+import { SeedKnowledgeCliModule } from './seed-knowledge-cli.module';
 import { validateConfiguration } from '../config/configuration';
 
 /** `node dist/apps/server/src/cli/seed-knowledge.js DIR`: ingests the runbooks of DIR that are not in the knowledge base yet (by title). */
 async function main(directory: string | undefined): Promise<void> {
   if (!directory) throw new Error('usage: seed-knowledge DIR');
   validateConfiguration();
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+  const app = await NestFactory.createApplicationContext(SeedKnowledgeCliModule, { logger: false });
   try {
     const documents = app.get(DocumentsService);
     const knowledge = app.get(KnowledgeRepository);

@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
@@ -19,11 +18,10 @@ export interface PurgeResult {
  * Retention: reasoning-audit rows older than AUDIT_RETENTION_DAYS, and sessions untouched for longer than
  * TRACE_RETENTION_DAYS (their runs, steps, tool invocations, timeline and audit go with them by cascade).
  * Also closes runs a crash or a lost database left RUNNING, so every run ends in exactly one terminal state.
+ * Runs on demand (`npm run purge`); RetentionScheduler runs it at start-up and hourly in the server.
  */
 @Injectable()
-export class RetentionService implements OnApplicationBootstrap {
-  private readonly logger = new Logger(RetentionService.name);
-
+export class RetentionService {
   constructor(
     @InjectRepository(AgentReasoningAuditEntity)
     private readonly audits: Repository<AgentReasoningAuditEntity>,
@@ -55,24 +53,5 @@ export class RetentionService implements OnApplicationBootstrap {
       { status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now },
     );
     return result.affected ?? 0;
-  }
-
-  /** A restart after a crash closes what the crash left open. */
-  async onApplicationBootstrap(): Promise<void> {
-    await this.scheduledPurge();
-  }
-
-  @Cron(CronExpression.EVERY_HOUR, { name: 'retention-purge' })
-  async scheduledPurge(): Promise<void> {
-    try {
-      const result = await this.purge();
-      if (result.reasoningAuditRows + result.sessions > 0) {
-        this.logger.log(
-          `retention purge: ${result.reasoningAuditRows} reasoning-audit rows, ${result.sessions} sessions`,
-        );
-      }
-    } catch (error) {
-      this.logger.warn(`retention purge failed: ${error instanceof Error ? error.name : 'unknown error'}`);
-    }
   }
 }

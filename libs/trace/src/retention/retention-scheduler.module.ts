@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { TraceModule } from '../trace.module';
+import { RetentionScheduler } from './retention.scheduler';
+
+/** Imported by the server next to ScheduleModule.forRoot(); never by a CLI. */
+@Module({ imports: [TraceModule], providers: [RetentionScheduler] })
+export class RetentionSchedulerModule {}

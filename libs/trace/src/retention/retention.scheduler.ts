@@ -1,0 +1,32 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { RetentionService } from './retention.service';
+
+/**
+ * The server's retention schedule: once at start-up (a restart after a crash closes what the crash left
+ * open) and hourly. Kept out of TraceModule so that CLIs using the trace store purge nothing by booting.
+ */
+@Injectable()
+export class RetentionScheduler implements OnApplicationBootstrap {
+  private readonly logger = new Logger(RetentionScheduler.name);
+
+  constructor(private readonly retention: RetentionService) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.scheduledPurge();
+  }
+
+  @Cron(CronExpression.EVERY_HOUR, { name: 'retention-purge' })
+  async scheduledPurge(): Promise<void> {
+    try {
+      const result = await this.retention.purge();
+      if (result.reasoningAuditRows + result.sessions > 0) {
+        this.logger.log(
+          `retention purge: ${result.reasoningAuditRows} reasoning-audit rows, ${result.sessions} sessions`,
+        );
+      }
+    } catch (error) {
+      this.logger.warn(`retention purge failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+    }
+  }
+}

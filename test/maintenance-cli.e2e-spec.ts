@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
+import { TEST_MYSQL } from './support/test-env';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const ago = (ms: number) => new Date(Date.now() - ms);
+
+/**
+ * The built maintenance CLIs as an operator runs them, against their own database: they boot only what
+ * they need, so no start-up retention sweep purges anything before (or instead of) `npm run purge`.
+ */
+describe('maintenance CLIs (built): purge and seed-knowledge', () => {
+  const database = `superbiz_e2e_cli_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const documentsDir = mkdtempSync(join(tmpdir(), 'cli-documents-'));
+  let db: Connection;
+
+  function cli(script: string, args: string[] = []) {
+    return spawnSync(process.execPath, [`dist/apps/server/src/cli/${script}.js`, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        DB_NAME: database,
+        DOCUMENTS_DIR: documentsDir,
+        AUDIT_RETENTION_DAYS: '30',
+        TRACE_RETENTION_DAYS: '180',
+        RUN_ABANDON_AFTER_MINUTES: '30',
+      },
+      timeout: 60_000,
+    });
+  }
+
+  async function ids(sql: string): Promise<string[]> {
+    const [rows] = await db.query<RowDataPacket[]>(sql);
+    return rows.map((row) => String(Object.values(row)[0]));
+  }
+
+  beforeAll(async () => {
+    const migrated = cli('migrate', ['run', '--create-database']);
+    expect(migrated.status).toBe(0);
+    db = await createConnection({ ...TEST_MYSQL, database });
+    await db.query(
+      'INSERT INTO chat_session (session_id, created_at, updated_at) VALUES (?, ?, ?), (?, ?, ?)',
+      ['old-session', ago(200 * DAY_MS), ago(200 * DAY_MS), 'new-session', ago(DAY_MS), ago(DAY_MS)],
+    );
+    await db.query(
+      'INSERT INTO diagnosis_run (run_id, session_id, query, status, created_at) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)',
+      [
+        ...['old-run', 'old-session', 'q', 'SUCCESS', ago(200 * DAY_MS)],
+        ...['done-run', 'new-session', 'q', 'SUCCESS', ago(DAY_MS)],
+        ...['stuck-run', 'new-session', 'q', 'RUNNING', ago(2 * 60 * 60 * 1000)],
+      ],
+    );
+    await db.query(
+      "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, created_at) VALUES ('done-run', 1, 'r', 'UNAVAILABLE', ?), ('done-run', 2, 'r', 'UNAVAILABLE', ?)",
+      [ago(31 * DAY_MS), ago(29 * DAY_MS)],
+    );
+  });
+
+  afterAll(async () => {
+    await db?.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await db?.end();
+    rmSync(documentsDir, { recursive: true, force: true });
+  });
+
+  it('seed-knowledge ingests the runbooks and purges nothing', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'seed-knowledge-'));
+    writeFileSync(
+      join(directory, 'disk-full.md'),
+      '# Disk full runbook\n\nFree space under /var/log first.\n',
+    );
+    const result = cli('seed-knowledge', [directory]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('ingested disk-full.md as "Disk full runbook"\n');
+    expect(await ids('SELECT title FROM knowledge_document')).toEqual(['Disk full runbook']);
+    expect(await ids('SELECT session_id FROM chat_session ORDER BY session_id')).toEqual([
+      'new-session',
+      'old-session',
+    ]);
+    expect(await ids("SELECT status FROM diagnosis_run WHERE run_id = 'stuck-run'")).toEqual(['RUNNING']);
+    expect(await ids('SELECT step_index FROM agent_reasoning_audit ORDER BY step_index')).toEqual(['1', '2']);
+  });
+
+  it('purge reports what it purged, and the expired rows are gone', async () => {
+    const result = cli('purge');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(
+      'purged 1 reasoning-audit row(s) and 1 session(s); closed 1 abandoned run(s)\n',
+    );
+    expect(await ids('SELECT session_id FROM chat_session')).toEqual(['new-session']);
+    expect(await ids('SELECT run_id FROM diagnosis_run ORDER BY run_id')).toEqual(['done-run', 'stuck-run']);
+    expect(await ids("SELECT error_code FROM diagnosis_run WHERE run_id = 'stuck-run'")).toEqual([
+      'ABANDONED',
+    ]);
+    expect(await ids('SELECT step_index FROM agent_reasoning_audit')).toEqual(['2']);
+
+    expect(cli('purge').stdout).toBe(
+      'purged 0 reasoning-audit row(s) and 0 session(s); closed 0 abandoned run(s)\n',
+    );
+  });
+});
