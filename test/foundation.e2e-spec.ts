@@ -1,5 +1,9 @@
 import { createConnection } from 'mysql2/promise';
 import { spawnSync } from 'node:child_process';
+import { DataSource } from 'typeorm';
+import type { PublishedResult } from '@app/trace';
+import { ChatSessionEntity } from '../libs/trace/src/entities/chat-session.entity';
+import { DiagnosisRunEntity } from '../libs/trace/src/entities/diagnosis-run.entity';
 import { validateConfiguration } from '../apps/server/src/config/configuration';
 import { RunningApp, startApp, withEnv } from './support/app-under-test';
 import { TEST_MYSQL } from './support/test-env';
@@ -42,21 +46,36 @@ describe('foundation: boot, migrations, health, config validation', () => {
   });
 
   it('stores and returns JSON columns as objects', async () => {
-    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
-    try {
-      await connection.query("INSERT INTO chat_session (session_id) VALUES ('s-json')");
-      await connection.query(
-        "INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-json', 's-json', 'q', 'SUCCESS', ?)",
-        [JSON.stringify({ user_query: 'q', limitations: ['x'] })],
-      );
-      await expect(
-        connection.query(
-          "INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-bad', 's-json', 'q', 'SUCCESS', 'not json')",
-        ),
-      ).rejects.toThrow();
-    } finally {
-      await connection.end();
-    }
+    const dataSource = running.app.get(DataSource);
+    const published: PublishedResult = {
+      user_query: 'why did order-42 time out? «支付»',
+      published_conclusion: null,
+      scope: 'order_db',
+      limitations: ['logs after 10:00 only', 'quote " and \\ backslash'],
+      source_documents: [{ document_id: 'doc-1', title: 'Payment timeouts' }],
+    };
+    await dataSource.getRepository(ChatSessionEntity).insert({ sessionId: 's-json' });
+    const runs = dataSource.getRepository(DiagnosisRunEntity);
+    await runs.insert([
+      { runId: 'r-json', sessionId: 's-json', query: 'q', status: 'SUCCESS', publishedResult: published },
+      { runId: 'r-json-null', sessionId: 's-json', query: 'q', status: 'FAILED', publishedResult: null },
+    ]);
+
+    const stored = await runs.findOneByOrFail({ runId: 'r-json' });
+    expect(typeof stored.publishedResult).toBe('object');
+    expect(stored.publishedResult).toEqual(published);
+    expect((await runs.findOneByOrFail({ runId: 'r-json-null' })).publishedResult).toBeNull();
+
+    // Stored as real JSON, so the database's own JSON validity check refuses anything else.
+    const [raw] = await dataSource.query<{ valid: number | string }[]>(
+      "SELECT JSON_VALID(published_result) AS valid FROM diagnosis_run WHERE run_id = 'r-json'",
+    );
+    expect(Number(raw.valid)).toBe(1);
+    await expect(
+      dataSource.query(
+        "INSERT INTO diagnosis_run (run_id, session_id, query, status, published_result) VALUES ('r-bad', 's-json', 'q', 'SUCCESS', 'not json')",
+      ),
+    ).rejects.toThrow();
   });
 
   it('reports mysql and redis up on /health', async () => {
