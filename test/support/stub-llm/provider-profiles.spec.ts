@@ -103,9 +103,9 @@ describe('shapeReply', () => {
     expect(shapeReply('deepseek-thinking', reply, undefined, context).reasoning_content).toBe(
       'stub reasoning of diagnosis-agent, turn 0',
     );
-    expect(
-      shapeReply('openai', { ...reply, reasoning_content: 'r' }, undefined, context),
-    ).not.toHaveProperty('reasoning_content');
+    expect(shapeReply('openai', { ...reply, reasoning_content: 'r' }, undefined, context)).not.toHaveProperty(
+      'reasoning_content',
+    );
     expect(shapeReply('lenient', reply, 10, context)).toMatchObject({ finish_reason: 'tool_calls' });
   });
 

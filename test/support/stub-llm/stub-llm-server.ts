@@ -188,7 +188,11 @@ export class StubLlmServer {
     return replies[cursor % replies.length];
   }
 
-  private buildCompletion(body: ChatCompletionRequest, reply: StubReply, context: { role: string; turn: number }) {
+  private buildCompletion(
+    body: ChatCompletionRequest,
+    reply: StubReply,
+    context: { role: string; turn: number },
+  ) {
     const toolCalls = (reply.tool_calls ?? []).map((call) => ({
       id: call.id,
       type: 'function' as const,
@@ -222,7 +226,9 @@ export class StubLlmServer {
           message: {
             role: 'assistant',
             content: shaped.content,
-            ...(shaped.reasoning_content !== undefined ? { reasoning_content: shaped.reasoning_content } : {}),
+            ...(shaped.reasoning_content !== undefined
+              ? { reasoning_content: shaped.reasoning_content }
+              : {}),
             ...(shaped.tool_calls.length > 0 ? { tool_calls: shaped.tool_calls } : {}),
           },
           finish_reason: shaped.finish_reason,

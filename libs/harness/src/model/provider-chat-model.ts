@@ -92,7 +92,8 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
     request: CompletionRequest,
     requestOptions?: RequestOptions,
   ): Promise<
-    AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk> | OpenAIClient.Chat.Completions.ChatCompletion
+    | AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>
+    | OpenAIClient.Chat.Completions.ChatCompletion
   > {
     const { [ROUND_TRIP]: reasoning = [], ...sdkOptions } = requestOptions ?? {};
     const augmented = withAssistantReasoning(request, reasoning);
