@@ -85,7 +85,9 @@ const OPENAI_MESSAGE_FIELDS: Record<string, string[]> = {
   developer: ['role', 'content', 'name'],
   user: ['role', 'content', 'name'],
   assistant: ['role', 'content', 'name', 'tool_calls', 'refusal', 'audio', 'function_call'],
-  tool: ['role', 'content', 'tool_call_id'],
+  // `name` is not in OpenAI's schema for tool messages, but the API accepts it and every
+  // @langchain/openai client sends it, so rejecting it would be stricter than the provider
+  tool: ['role', 'content', 'tool_call_id', 'name'],
   function: ['role', 'content', 'name'],
 };
 
