@@ -298,3 +298,35 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     ctx.close();
   });
 });
+
+describe('Provider knobs from validated config reach every request', () => {
+  let fixture: HarnessFixture;
+
+  beforeAll(async () => {
+    fixture = await createHarnessFixture({
+      llmEnv: {
+        LLM_EXTRA_BODY: '{"thinking":{"type":"enabled"}}',
+        LLM_REASONING_EFFORT: 'high',
+        LLM_TEMPERATURE: '0.2',
+        LLM_SYSTEM_CHAT_MAX_TOKENS: '77',
+      },
+    });
+  });
+  afterAll(() => fixture.close());
+
+  it('merges LLM_EXTRA_BODY and sends reasoning_effort, temperature and the role max_tokens', async () => {
+    fixture.stub.load({ roles: { 'system-chat': [{ content: 'ok' }] } });
+    const ctx = await startTestRun(fixture);
+    await fixture.app
+      .get(ModelGateway)
+      .invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('hi')] });
+    const [request] = fixture.stub.requestsFor('system-chat');
+    expect(request.body).toMatchObject({
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'high',
+      temperature: 0.2,
+      max_tokens: 77,
+    });
+    ctx.close();
+  });
+});

@@ -49,8 +49,12 @@ export class ModelGateway {
       maxRetries: 0,
       streaming: false,
       temperature: llm.temperature,
-      ...(llm.reasoningEffort ? { reasoning: { effort: llm.reasoningEffort } } : {}),
-      modelKwargs: llm.extraBody,
+      // The library sends `reasoning` only for model names it knows as OpenAI reasoning models; other
+      // providers (DeepSeek) take `reasoning_effort` too, so it goes in as a plain body field.
+      modelKwargs: {
+        ...llm.extraBody,
+        ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
+      },
     });
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
