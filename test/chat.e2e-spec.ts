@@ -172,6 +172,53 @@ describe('POST /api/chat over real HTTP', () => {
   });
 
   it.each([
+    ['deepseek-thinking', draftJson()],
+    // OpenAI-style models often wrap the answer in prose: the one fenced object is extracted
+    ['openai', `Here is the report.\n\n\`\`\`json\n${draftJson()}\n\`\`\`\nTell me if you need more.`],
+  ] as const)(
+    'ends a diagnosis SUCCESS against the strict %s provider: reasoning passed back where returned, every tool call answered, max_tokens on every call',
+    async (profile, finalAnswer) => {
+      stub.load({
+        profile,
+        roles: {
+          'intent-router': [{ content: 'DIAGNOSIS' }],
+          'diagnosis-agent': agentTurns(finalAnswer),
+          'semantic-guard': [SUPPORTED],
+        },
+      });
+      const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
+      expect(response.events.at(-1)!.data).toEqual({ outcome: 'SUCCESS' });
+      expect(response.events.at(-2)!.data).toMatchObject({ content_type: 'DIAGNOSIS_REPORT' });
+
+      const [first, second] = stub.requestsFor('diagnosis-agent');
+      const assistant = (second.body.messages ?? []).filter((message) => message.role === 'assistant');
+      const toolAnswers = (second.body.messages ?? []).filter((message) => message.role === 'tool');
+      expect(assistant).toHaveLength(1);
+      expect(toolAnswers.map((message) => message.tool_call_id)).toEqual(['call_logs_1']);
+      if (profile === 'deepseek-thinking') {
+        expect(assistant[0]).toMatchObject({
+          reasoning_content: 'REASONING-MARKER the pool looks exhausted',
+        });
+      } else {
+        expect(JSON.stringify(stub.requests.map((request) => request.body))).not.toContain(
+          'reasoning_content',
+        );
+      }
+      for (const request of stub.requests) expect(request.body.max_tokens).toEqual(expect.any(Number));
+
+      // the agent is told exactly what it may query
+      const tools = (first.body.tools ?? []) as { function: { name: string; description: string } }[];
+      const mysql = tools.find((tool) => tool.function.name === 'query_mysql')!.function.description;
+      expect(mysql).toContain(
+        'order_db.biz_order(amount, created_at, order_id, payment_status, updated_at, user_id)',
+      );
+      expect(mysql).toContain('order_db.payment_record(');
+      const logs = tools.find((tool) => tool.function.name === 'query_logs')!.function.description;
+      expect(logs).toContain('Topics: APPLICATION, ACCESS, DATABASE.');
+    },
+  );
+
+  it.each([
     [
       'the repair fails too',
       {

@@ -1,9 +1,10 @@
 import { HumanMessage } from '@langchain/core/messages';
-import { createReactAgent, ToolNode } from '@langchain/langgraph/prebuilt';
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import {
   BudgetExhausted,
   GatewayChatModel,
   HarnessRetryExecutor,
+  HarnessToolNode,
   InvalidModelOutput,
   InvocationStore,
   ModelCallFailed,
@@ -34,6 +35,8 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
 
   it('records tokens, an agent_step row and the provider reasoning when the provider returns it', async () => {
     fixture.stub.load({
+      // lenient: a provider that sends reasoning on one reply and none on the next
+      profile: 'lenient',
       roles: {
         'system-chat': [
           {
@@ -204,8 +207,9 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     });
   });
 
-  it('runs the prebuilt ReAct loop with every model call through the gateway and every tool call through the boundary', async () => {
+  it('runs the prebuilt ReAct loop with every model call through the gateway and every tool call through the boundary (strict deepseek-thinking)', async () => {
     fixture.stub.load({
+      profile: 'deepseek-thinking',
       roles: {
         'diagnosis-agent': [
           {
@@ -226,9 +230,11 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     const ctx = await startTestRun(fixture);
     const agent = createReactAgent({
       llm: new GatewayChatModel(gateway, ctx, 'diagnosis-agent'),
-      tools: new ToolNode(bindHarnessTools(fixture.app.get(ToolBoundary), ctx, [fakeLogTool()]), {
-        handleToolErrors: false,
-      }),
+      tools: new HarnessToolNode(
+        fixture.app.get(ToolBoundary),
+        ctx,
+        bindHarnessTools(fixture.app.get(ToolBoundary), ctx, [fakeLogTool()]),
+      ),
     });
     const output = await agent.invoke(
       { messages: [new HumanMessage('order-123 payment times out')] },
@@ -239,6 +245,8 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     expect(toolMessages.map((message) => JSON.parse(String(message.content)))).toEqual([
       expect.objectContaining({ tool_call_id: 'call_a', evidence_status: 'EVIDENCE_FOUND' }),
       expect.objectContaining({ tool_call_id: 'call_b', evidence_status: 'NO_EVIDENCE' }),
+      // the repeated id is answered (a provider rejects an unanswered call), never overwritten
+      expect.objectContaining({ tool_call_id: 'call_a', evidence_status: 'ERROR' }),
     ]);
     expect(output.messages.at(-1)?.content).toBe('{"conclusion": null}');
     expect(await steps.listSteps(ctx.runId)).toHaveLength(3);
@@ -246,10 +254,79 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       request: { query: 'HikariPool', count: 2 },
     });
 
-    const [, second] = fixture.stub.requestsFor('diagnosis-agent');
+    const [, second, third] = fixture.stub.requestsFor('diagnosis-agent');
     const sentToolResults = (second.body.messages ?? []).filter((message) => message.role === 'tool');
     expect(sentToolResults.map((message) => message.tool_call_id)).toEqual(['call_a', 'call_b']);
     expect(JSON.stringify(second.body)).not.toContain('RAW-ONLY-MARKER');
+    // every earlier assistant turn goes back with the reasoning the provider returned for it
+    const sentReasoning = (third.body.messages ?? [])
+      .filter((message) => message.role === 'assistant')
+      .map((message) => (message as { reasoning_content?: string }).reasoning_content);
+    expect(sentReasoning).toEqual([
+      'stub reasoning of diagnosis-agent, turn 0',
+      'stub reasoning of diagnosis-agent, turn 1',
+    ]);
+    for (const request of fixture.stub.requestsFor('diagnosis-agent')) {
+      expect(request.body.max_tokens).toEqual(expect.any(Number));
+    }
+    ctx.close();
+  });
+
+  it('bounds every call with max_tokens: the role cap, lowered to what is left of the output budget', async () => {
+    fixture.stub.load({
+      profile: 'openai',
+      roles: {
+        'system-chat': [
+          { content: 'a'.repeat(400), usage: { prompt_tokens: 10, completion_tokens: 150 } },
+          { content: 'b'.repeat(400) },
+        ],
+      },
+    });
+    const ctx = await startTestRun(fixture, { limits: { maxOutputTokens: 200 } });
+    await gateway.invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('1')] });
+    const cut = await gateway.invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('2')] });
+
+    const [first, second] = fixture.stub.requestsFor('system-chat');
+    expect(first.body.max_tokens).toBe(200); // the role cap (2048) is above the whole budget
+    expect(second.body.max_tokens).toBe(50); // 200 - 150 already used
+    // the strict provider honours it: the reply is cut and says so
+    expect(String(cut.content)).toHaveLength(200);
+    expect(await steps.listSteps(ctx.runId)).toEqual([
+      expect.objectContaining({ stepIndex: 1, finishReason: 'stop' }),
+      expect.objectContaining({ stepIndex: 2, finishReason: 'length', outputTokens: 50 }),
+    ]);
+    ctx.close();
+  });
+});
+
+describe('Provider knobs from validated config reach every request', () => {
+  let fixture: HarnessFixture;
+
+  beforeAll(async () => {
+    fixture = await createHarnessFixture({
+      llmEnv: {
+        LLM_EXTRA_BODY: '{"thinking":{"type":"enabled"}}',
+        LLM_REASONING_EFFORT: 'high',
+        LLM_TEMPERATURE: '0.2',
+        LLM_SYSTEM_CHAT_MAX_TOKENS: '77',
+      },
+    });
+  });
+  afterAll(() => fixture.close());
+
+  it('merges LLM_EXTRA_BODY and sends reasoning_effort, temperature and the role max_tokens', async () => {
+    fixture.stub.load({ roles: { 'system-chat': [{ content: 'ok' }] } });
+    const ctx = await startTestRun(fixture);
+    await fixture.app
+      .get(ModelGateway)
+      .invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('hi')] });
+    const [request] = fixture.stub.requestsFor('system-chat');
+    expect(request.body).toMatchObject({
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'high',
+      temperature: 0.2,
+      max_tokens: 77,
+    });
     ctx.close();
   });
 });

@@ -5,6 +5,7 @@ import {
   harnessConfig,
   HarnessRetryPolicies,
   llmConfig,
+  loadLlmConfig,
   loadHarnessConfig,
   redisConfig,
   RunContext,
@@ -28,6 +29,8 @@ export interface FixtureOptions {
   /** HARNESS_* values for this fixture only. */
   harnessEnv?: Record<string, string>;
   redis?: Partial<ReturnType<typeof redisConfig>>;
+  /** LLM_* variables for this fixture only (knobs, per-role max tokens). */
+  llmEnv?: Record<string, string>;
   /** A query_mysql allowlist file for this fixture only. */
   mysqlToolsConfig?: string;
 }
@@ -48,7 +51,16 @@ export async function createHarnessFixture(options: FixtureOptions = {}): Promis
     .overrideProvider(harnessConfig.KEY)
     .useValue(loadHarnessConfig({ ...process.env, ...options.harnessEnv }))
     .overrideProvider(llmConfig.KEY)
-    .useValue({ baseUrl, apiKey: 'stub-key', model: 'deepseek-chat', promptsDir: 'prompts' })
+    .useValue(
+      loadLlmConfig({
+        ...process.env,
+        LLM_BASE_URL: baseUrl,
+        LLM_API_KEY: 'stub-key',
+        LLM_MODEL: 'deepseek-chat',
+        PROMPTS_DIR: 'prompts',
+        ...options.llmEnv,
+      }),
+    )
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();

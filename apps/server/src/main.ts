@@ -1,12 +1,22 @@
 import 'reflect-metadata';
 import { ConfigService } from '@nestjs/config';
+import { Logger } from 'nestjs-pino';
+import { traceConfig } from '@app/trace';
 import { createApp } from './bootstrap';
 import { AppConfig } from './config/app.config';
+import { startupNotices } from './startup-notices';
 
 async function main(): Promise<void> {
   const app = await createApp();
   const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   await app.listen(config.port, config.host);
+  const logger = app.get(Logger);
+  const notices = startupNotices({
+    url: await app.getUrl(),
+    apiKeyCount: app.get(ConfigService).getOrThrow<ReturnType<typeof traceConfig>>('trace').apiKeys.length,
+  });
+  notices.info.forEach((line) => logger.log(line, 'Startup'));
+  notices.warnings.forEach((line) => logger.warn(line, 'Startup'));
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,14 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import {
+  approxTokens,
+  checkRequest,
+  DEFAULT_PROFILE,
+  maxTokensOf,
+  ProviderProfile,
+  ReplyShape,
+  shapeReply,
+} from './provider-profiles';
 import { parseStubScript, StubReply, StubScript } from './stub-script';
 
 /** The `<!-- role: NAME -->` marker every prompt file starts with (DESIGN.md "Roles"). */
@@ -50,12 +59,11 @@ export function roleOf(body: ChatCompletionRequest): string | null {
   return match ? match[1] : null;
 }
 
-const approxTokens = (text: string) => Math.ceil(text.length / 4);
-
 /**
  * A real HTTP server speaking OpenAI chat completions (plain and `stream: true`), driven by a script:
  * each request is routed by the role marker of its system message and gets that role's next reply.
- * Every request is recorded so tests can assert what each role was sent.
+ * Every request is recorded so tests can assert what each role was sent. The script's `profile`
+ * (default deepseek-thinking) decides which real provider's rules the server enforces.
  */
 export class StubLlmServer {
   private server: Server | null = null;
@@ -72,6 +80,10 @@ export class StubLlmServer {
   load(script: unknown): void {
     this.script = parseStubScript(script);
     this.cursors.clear();
+  }
+
+  get profile(): ProviderProfile {
+    return this.script.profile ?? DEFAULT_PROFILE;
   }
 
   requestsFor(role: string): RecordedRequest[] {
@@ -138,6 +150,8 @@ export class StubLlmServer {
     if (!role) {
       return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
     }
+    const rejection = checkRequest(this.profile, body);
+    if (rejection) return sendJson(res, rejection.status, rejection.body);
     const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
     const reply = this.nextReply(role, lastUserText(body), turn);
     if (!reply) {
@@ -152,7 +166,7 @@ export class StubLlmServer {
         `scripted HTTP ${reply.error} for role "${role}"`,
       );
     }
-    const completion = this.buildCompletion(body, reply);
+    const completion = this.buildCompletion(body, reply, { role, turn });
     if (body.stream) this.stream(res, completion, body.stream_options?.include_usage === true);
     else sendJson(res, 200, completion);
   }
@@ -174,7 +188,11 @@ export class StubLlmServer {
     return replies[cursor % replies.length];
   }
 
-  private buildCompletion(body: ChatCompletionRequest, reply: StubReply) {
+  private buildCompletion(
+    body: ChatCompletionRequest,
+    reply: StubReply,
+    context: { role: string; turn: number },
+  ) {
     const toolCalls = (reply.tool_calls ?? []).map((call) => ({
       id: call.id,
       type: 'function' as const,
@@ -184,11 +202,17 @@ export class StubLlmServer {
       },
     }));
     const content = reply.content ?? '';
+    const scripted: ReplyShape = {
+      content,
+      ...(reply.reasoning_content !== undefined ? { reasoning_content: reply.reasoning_content } : {}),
+      tool_calls: toolCalls,
+      finish_reason: reply.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+      completion_tokens: 0,
+    };
+    const shaped = shapeReply(this.profile, scripted, maxTokensOf(body), context);
     const usage = reply.usage ?? {
       prompt_tokens: approxTokens(JSON.stringify(body.messages ?? [])),
-      completion_tokens: approxTokens(
-        content + (reply.reasoning_content ?? '') + toolCalls.map((c) => c.function.arguments).join(''),
-      ),
+      completion_tokens: shaped.completion_tokens,
     };
     this.completionCount += 1;
     return {
@@ -201,11 +225,13 @@ export class StubLlmServer {
           index: 0,
           message: {
             role: 'assistant',
-            content,
-            ...(reply.reasoning_content !== undefined ? { reasoning_content: reply.reasoning_content } : {}),
-            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            content: shaped.content,
+            ...(shaped.reasoning_content !== undefined
+              ? { reasoning_content: shaped.reasoning_content }
+              : {}),
+            ...(shaped.tool_calls.length > 0 ? { tool_calls: shaped.tool_calls } : {}),
           },
-          finish_reason: reply.finish_reason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+          finish_reason: shaped.finish_reason,
         },
       ],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROVIDER_PROFILES } from './provider-profiles';
 
 /** One scripted reply of the stub LLM. `arguments` given as a string is sent verbatim (e.g. malformed JSON). */
 export const stubReplySchema = z.strictObject({
@@ -32,6 +33,8 @@ export const stubScriptSchema = z.strictObject({
   roles: z.record(z.string().min(1), z.array(stubReplySchema)),
   /** Start a role's list again when it is used up (the demo); otherwise an exhausted role answers HTTP 500. */
   repeat: z.boolean().optional(),
+  /** Which real provider's rules the server enforces (provider-profiles.ts); default deepseek-thinking. */
+  profile: z.enum(PROVIDER_PROFILES).optional(),
 });
 
 export type StubReply = z.infer<typeof stubReplySchema>;

@@ -1,12 +1,24 @@
 import { parseJsonAnswer } from './json-answer';
 
 describe('parseJsonAnswer', () => {
-  it.each<[string, unknown]>([
-    ['{"a":1}', { a: 1 }],
-    ['  {"a":1}\n', { a: 1 }],
-    ['```json\n{"a":1}\n```', { a: 1 }],
-    ['```\n[1,2]\n```', [1, 2]],
-    ['The answer is {"a":1}', undefined],
-    ['', undefined],
-  ])('%p', (text, value) => expect(parseJsonAnswer(text)).toEqual(value));
+  it.each<[string, string, unknown]>([
+    ['whole text', '{"a":1}', { a: 1 }],
+    ['whole text with blanks', '  {"a":1}\n', { a: 1 }],
+    ['one json fence', '```json\n{"a":1}\n```', { a: 1 }],
+    ['one bare fence holding an array', '```\n[1,2]\n```', [1, 2]],
+    ['prose + one fenced object', 'Here is the report:\n```json\n{"a":1}\n```\nHope it helps.', { a: 1 }],
+    [
+      'prose + a fenced non-object + one fenced object',
+      'Plan:\n```\nstep 1\n```\nReport:\n```json\n{"a":1}\n```',
+      { a: 1 },
+    ],
+    ['object + trailing remark', '{"a":"x } y"}\n\nLet me know if you need more.', { a: 'x } y' }],
+    ['object with escaped quotes + remark', '{"a":"say \\"hi\\" {"}  done', { a: 'say "hi" {' }],
+    ['two fenced objects (ambiguous)', '```json\n{"a":1}\n```\nor\n```json\n{"a":2}\n```', undefined],
+    ['object + remark holding another brace (ambiguous)', '{"a":1} and also {"b":2}', undefined],
+    ['prose + bare object (no rule)', 'The answer is {"a":1}', undefined],
+    ['fence with broken JSON', 'Report:\n```json\n{"a":\n```', undefined],
+    ['unbalanced object + remark', '{"a":1 trailing', undefined],
+    ['empty', '', undefined],
+  ])('%s', (_rule, text, value) => expect(parseJsonAnswer(text)).toEqual(value));
 });

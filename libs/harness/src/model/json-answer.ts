@@ -1,12 +1,56 @@
-/**
- * The JSON value a model answered with: the whole text, or the body of one ```json fence around it.
- * Returns undefined when it is not JSON; callers validate the shape themselves.
- */
-export function parseJsonAnswer(text: string): unknown {
-  const body = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text)?.[1] ?? text;
+const WHOLE_FENCE = /^\s*```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```\s*$/i;
+const FENCE = /```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```/gi;
+
+function parse(text: string): { value: unknown } | undefined {
   try {
-    return JSON.parse(body.trim()) as unknown;
+    return { value: JSON.parse(text.trim()) as unknown };
   } catch {
     return undefined;
   }
+}
+
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Length of the balanced `{…}` at the start of `text` (strings and escapes respected), or 0. */
+function leadingObjectLength(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{') depth += 1;
+    else if (char === '}' && --depth === 0) return index + 1;
+  }
+  return 0;
+}
+
+/**
+ * The JSON value a model answered with, by the first rule that applies (callers validate the shape):
+ * 1. the whole text is JSON;
+ * 2. the whole text is one fenced block (```json or ```) holding JSON;
+ * 3. prose around fenced blocks, exactly one of which holds a JSON object: that object;
+ * 4. the text starts with a JSON object followed by a remark with no `{` and no fence: that object.
+ * Anything else (no JSON, two candidate objects, a remark that might hold more JSON) is ambiguous
+ * and returns undefined, which sends the answer to the caller's repair path.
+ */
+export function parseJsonAnswer(text: string): unknown {
+  const whole = parse(text);
+  if (whole) return whole.value;
+  const onlyFence = WHOLE_FENCE.exec(text);
+  const inFence = onlyFence ? parse(onlyFence[1]) : undefined;
+  if (inFence) return inFence.value;
+  const fenced = [...text.matchAll(FENCE)].map((match) => parse(match[1]));
+  const objects = fenced.filter((candidate) => candidate && isObject(candidate.value));
+  if (objects.length === 1) return objects[0]!.value;
+  if (fenced.length > 0) return undefined;
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{')) return undefined;
+  const length = leadingObjectLength(trimmed);
+  const remark = trimmed.slice(length);
+  if (length === 0 || remark.includes('{') || remark.includes('```')) return undefined;
+  const leading = parse(trimmed.slice(0, length));
+  return leading && isObject(leading.value) ? leading.value : undefined;
 }

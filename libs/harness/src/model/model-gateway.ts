@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { ChatOpenAI } from '@langchain/openai';
 import { AgentStepRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { llmConfig, LlmConfig } from '../config/llm.config';
@@ -12,6 +11,7 @@ import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/ha
 import { RunContext } from '../run/run-context';
 import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
+import { ProviderChatModel } from './provider-chat-model';
 import { classifyProviderError } from './provider-errors';
 
 export interface ModelRequest {
@@ -26,27 +26,35 @@ export interface ModelRequest {
 }
 
 /**
- * The one way to the LLM. Builds the single ChatOpenAI (no SDK retries), and for every call checks the
- * run's budget and deadline, passes the run's signal with a per-call timeout, records token usage, and
- * writes the agent_step row and the restricted reasoning-audit row.
+ * The one way to the LLM. Builds the single provider client (no SDK retries), and for every call checks
+ * the run's budget and deadline, bounds the reply with `max_tokens` (the role's cap, lowered to what is
+ * left of the run's output budget), passes the run's signal with a per-call timeout, records token
+ * usage, and writes the agent_step row and the restricted reasoning-audit row.
  */
 @Injectable()
 export class ModelGateway {
-  private readonly model: ChatOpenAI;
+  private readonly model: ProviderChatModel;
   readonly prompts: PromptLibrary;
 
   constructor(
-    @Inject(llmConfig.KEY) llm: LlmConfig,
+    @Inject(llmConfig.KEY) private readonly llm: LlmConfig,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     private readonly steps: AgentStepRepository,
     private readonly budgetAudit: BudgetAudit,
   ) {
-    this.model = new ChatOpenAI({
+    this.model = new ProviderChatModel({
       model: llm.model,
       apiKey: llm.apiKey,
       configuration: { baseURL: llm.baseUrl },
       maxRetries: 0,
       streaming: false,
+      temperature: llm.temperature,
+      // The library sends `reasoning` only for model names it knows as OpenAI reasoning models; other
+      // providers (DeepSeek) take `reasoning_effort` too, so it goes in as a plain body field.
+      modelKwargs: {
+        ...llm.extraBody,
+        ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
+      },
     });
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
@@ -68,7 +76,10 @@ export class ModelGateway {
     };
     let message: AIMessage;
     try {
-      message = await runnable.invoke(messages, { signal: AbortSignal.any([ctx.signal, timeout]) });
+      message = await runnable.invoke(messages, {
+        signal: AbortSignal.any([ctx.signal, timeout]),
+        maxOutputTokens: this.maxTokensFor(ctx, request.role),
+      });
     } catch (error) {
       const failure: Error = ctx.signal.aborted
         ? (ctx.signal.reason as Error)
@@ -109,6 +120,11 @@ export class ModelGateway {
       reasoningAuditOf(message),
     );
     return message;
+  }
+
+  /** The role's cap, never more than what is left of the run's output-token budget. */
+  private maxTokensFor(ctx: RunContext, role: PromptRole): number {
+    return Math.max(1, Math.min(this.llm.maxTokens[role], ctx.budget.remainingOutputTokens()));
   }
 
   private async reserve(ctx: RunContext): Promise<number> {

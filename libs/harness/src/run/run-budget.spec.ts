@@ -22,6 +22,15 @@ function limitOf(action: () => unknown): BudgetLimit | null {
 }
 
 describe('RunBudget', () => {
+  it('reports the output tokens still allowed, never below zero', () => {
+    const budget = new RunBudget(LIMITS);
+    expect(budget.remainingOutputTokens()).toBe(50);
+    budget.recordTokens({ inputTokens: 5, outputTokens: 30, totalTokens: 35 });
+    expect(budget.remainingOutputTokens()).toBe(20);
+    budget.recordTokens({ inputTokens: 5, outputTokens: 40, totalTokens: 45 });
+    expect(budget.remainingOutputTokens()).toBe(0);
+  });
+
   it('numbers model calls from 1 and stops after the limit', () => {
     const budget = new RunBudget(LIMITS);
     expect([budget.reserveModelCall(), budget.reserveModelCall()]).toEqual([1, 2]);

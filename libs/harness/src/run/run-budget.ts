@@ -68,6 +68,11 @@ export class RunBudget {
     };
   }
 
+  /** Output tokens still allowed; the bound of the next call's max_tokens. */
+  remainingOutputTokens(): number {
+    return Math.max(0, this.limits.maxOutputTokens - this.usage.outputTokens);
+  }
+
   get exhausted(): BudgetLimit | null {
     return this.exhaustedLimit;
   }

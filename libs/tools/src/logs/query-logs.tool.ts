@@ -42,7 +42,7 @@ export function queryLogsTool(
 ): HarnessToolDefinition<QueryLogsArgs, LogRawResponse> {
   return {
     name: 'query_logs',
-    description: DESCRIPTION,
+    description: `${DESCRIPTION} Topics: ${LOG_TOPICS.join(', ')}. lookback_minutes: default ${limits.defaultLookbackMinutes}, at most ${limits.maxLookbackMinutes}.`,
     schema: queryLogsSchema(limits),
     readOnly: true,
     countedList: 'events',

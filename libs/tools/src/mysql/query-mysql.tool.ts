@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessConfig, HarnessToolDefinition, ToolFailure } from '@app/harness';
+import { describeAllowlist } from './allowlist-description';
 import { MysqlQueryExecutor } from './mysql-query-executor';
 import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
@@ -35,7 +36,7 @@ export function queryMysqlTool(
   const byId = new Map(sources.map((source) => [source.id, source]));
   return {
     name: 'query_mysql',
-    description: `${DESCRIPTION} Data sources: ${[...byId.keys()].join(', ') || '(none configured)'}.`,
+    description: `${DESCRIPTION}\n${describeAllowlist(sources)}`,
     schema: queryMysqlSchema,
     readOnly: true,
     countedList: 'rows',

@@ -1,0 +1,51 @@
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { convertMessagesToCompletionsMessageParams, OpenAIClient } from '@langchain/openai';
+import { assistantReasoningOf, withAssistantReasoning } from './provider-chat-model';
+
+const call = (id: string) => ({
+  id,
+  name: 'query_logs',
+  args: { topic: 'APPLICATION' },
+  type: 'tool_call' as const,
+});
+
+describe('reasoning_content round trip', () => {
+  const history = [
+    new SystemMessage('<!-- role: diagnosis-agent -->'),
+    new HumanMessage('order-123 payment times out'),
+    new AIMessage({ content: '', tool_calls: [call('c1')], additional_kwargs: { reasoning_content: 'R1' } }),
+    new ToolMessage({ content: '{}', tool_call_id: 'c1' }),
+    new AIMessage({ content: 'no reasoning here', tool_calls: [call('c2')] }),
+    new ToolMessage({ content: '{}', tool_call_id: 'c2' }),
+    new AIMessage({ content: '', tool_calls: [call('c3')], additional_kwargs: { reasoning_content: '' } }),
+    new ToolMessage({ content: '{}', tool_call_id: 'c3' }),
+  ];
+  const request = (): OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming => ({
+    model: 'deepseek-chat',
+    messages: convertMessagesToCompletionsMessageParams({ messages: history, model: 'deepseek-chat' }),
+  });
+
+  it('the library converter drops it (why ProviderChatModel exists)', () => {
+    expect(request().messages.some((message) => 'reasoning_content' in message)).toBe(false);
+  });
+
+  it('puts each assistant message reasoning back by position, only where the provider returned it', () => {
+    const sent = withAssistantReasoning(request(), assistantReasoningOf(history)).messages;
+    expect(sent.map((message) => (message as { reasoning_content?: string }).reasoning_content)).toEqual([
+      undefined,
+      undefined,
+      'R1',
+      undefined,
+      undefined,
+      undefined,
+      '',
+      undefined,
+    ]);
+    expect(sent[4]).not.toHaveProperty('reasoning_content');
+  });
+
+  it('leaves a request without any reasoning untouched', () => {
+    const original = request();
+    expect(withAssistantReasoning(original, [undefined, undefined, undefined])).toBe(original);
+  });
+});

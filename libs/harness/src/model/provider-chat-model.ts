@@ -1,0 +1,104 @@
+import { AIMessage, BaseMessage } from '@langchain/core/messages';
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import type { ChatResult } from '@langchain/core/outputs';
+import { ChatOpenAICompletions, ChatOpenAICompletionsCallOptions, OpenAIClient } from '@langchain/openai';
+
+export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
+  /** The call's output bound, sent as `max_tokens` (or `max_completion_tokens` where the library uses it). */
+  maxOutputTokens?: number;
+}
+
+/** Per-call data carried from `_generate` to `completionWithRetry` inside the SDK request options. */
+const ROUND_TRIP = Symbol('provider-round-trip');
+type RequestOptions = OpenAIClient.RequestOptions & { [ROUND_TRIP]?: (string | undefined)[] };
+type CompletionRequest = OpenAIClient.Chat.ChatCompletionCreateParams;
+
+/** `reasoning_content` of each assistant message, in order; undefined where the provider sent none. */
+export function assistantReasoningOf(messages: BaseMessage[]): (string | undefined)[] {
+  return messages.filter(AIMessage.isInstance).map((message) => {
+    const reasoning = message.additional_kwargs?.reasoning_content;
+    return typeof reasoning === 'string' ? reasoning : undefined;
+  });
+}
+
+/**
+ * Puts each assistant message's reasoning back onto the serialised request, matching assistant
+ * messages by position (the converter maps messages one to one and keeps their order).
+ */
+export function withAssistantReasoning<T extends CompletionRequest>(
+  request: T,
+  reasoning: (string | undefined)[],
+): T {
+  if (!reasoning.some((value) => value !== undefined)) return request;
+  let index = 0;
+  const messages = request.messages.map((message) => {
+    if (message.role !== 'assistant') return message;
+    const value = reasoning[index++];
+    return value === undefined ? message : { ...message, reasoning_content: value };
+  });
+  return { ...request, messages };
+}
+
+/**
+ * The chat-completions client with two additions the library lacks:
+ * - `reasoning_content` round trip: DeepSeek's thinking mode rejects a request whose earlier assistant
+ *   tool-call turns lack the reasoning it returned, and `@langchain/openai`'s converter drops
+ *   `additional_kwargs.reasoning_content` on the way out. It is sent back only where the provider
+ *   returned it, so other providers see exactly what they sent.
+ * - a per-call `max_tokens` (the library only has a per-instance one, and the model is shared).
+ *
+ * Why these hooks: `_generate` is where the original messages are still known and `completionWithRetry`
+ * is the last step before the SDK, after the library's own mapping; the data travels between the two
+ * in the call's own request options under a private symbol, so concurrent calls never share state and
+ * the SDK never sees it. A custom `fetch` would have had to parse and rewrite the body with no way to
+ * know the original messages. `ChatOpenAICompletions` is used directly because every provider we
+ * target speaks chat completions (DeepSeek has no Responses API).
+ */
+export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions> {
+  override invocationParams(
+    options?: this['ParsedCallOptions'],
+    extra?: { streaming?: boolean },
+  ): ReturnType<ChatOpenAICompletions['invocationParams']> {
+    const params = super.invocationParams(options, extra);
+    const bound = options?.maxOutputTokens;
+    if (bound === undefined) return params;
+    // The library sets exactly one of the two keys (undefined when unbounded); keep its choice.
+    return 'max_completion_tokens' in params
+      ? { ...params, max_completion_tokens: bound }
+      : { ...params, max_tokens: bound };
+  }
+
+  override _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const requestOptions: RequestOptions = {
+      ...options.options,
+      [ROUND_TRIP]: assistantReasoningOf(messages),
+    };
+    return super._generate(messages, { ...options, options: requestOptions }, runManager);
+  }
+
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAIClient.RequestOptions,
+  ): Promise<AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>>;
+  override completionWithRetry(
+    request: OpenAIClient.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAIClient.RequestOptions,
+  ): Promise<OpenAIClient.Chat.Completions.ChatCompletion>;
+  override completionWithRetry(
+    request: CompletionRequest,
+    requestOptions?: RequestOptions,
+  ): Promise<
+    | AsyncIterable<OpenAIClient.Chat.Completions.ChatCompletionChunk>
+    | OpenAIClient.Chat.Completions.ChatCompletion
+  > {
+    const { [ROUND_TRIP]: reasoning = [], ...sdkOptions } = requestOptions ?? {};
+    const augmented = withAssistantReasoning(request, reasoning);
+    return augmented.stream
+      ? super.completionWithRetry(augmented, sdkOptions)
+      : super.completionWithRetry(augmented, sdkOptions);
+  }
+}
