@@ -16,7 +16,7 @@ export {
   findReleaseViolations,
   RELEASE_VIOLATIONS,
 } from './release-checks';
-export type { DraftReleaseCheck, ReleaseViolation } from './release-checks';
+export type { CitedEvidence, DraftReleaseCheck, ReleaseViolation } from './release-checks';
 export { FALLBACK_TYPES, fallbackReport, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType, PublishLimits, Reference } from './release-policy';
 export type { VerifiedEvidence } from './verified-evidence';

@@ -50,10 +50,11 @@ export class KnowledgeGuard {
     draft: KnowledgeDraft,
     cited: readonly CitedExcerpt[],
   ): Promise<KnowledgeReview> {
-    const violations = findReleaseViolations(
-      [draft.answer, draft.limitations],
-      cited.flatMap((doc) => [doc.title, doc.excerpt]),
-    );
+    const documents = cited.flatMap((doc) => [doc.title, doc.excerpt]);
+    const violations = findReleaseViolations([draft.answer, draft.limitations], {
+      texts: documents,
+      documents,
+    });
     if (violations.length > 0) {
       await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: violations.join(','),

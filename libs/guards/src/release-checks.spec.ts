@@ -4,7 +4,7 @@ import {
   changesSystems,
   checkDraftRelease,
   enforceHumanConfirmation,
-  evidenceTexts,
+  citedEvidenceOf,
   findReleaseViolations,
   ReleaseViolation,
 } from './release-checks';
@@ -73,7 +73,15 @@ describe('findReleaseViolations', () => {
     ['asking for a key even in the evidence', 'x', ['Please send your token to ops'], ['CREDENTIAL_REQUEST']],
     ['talking about keys is fine', 'rotate the API key of payment-service after the incident', [], []],
   ])('%s', (_name, text, evidence, expected) => {
-    expect(findReleaseViolations([text], evidence)).toEqual(expected);
+    expect(findReleaseViolations([text], { texts: evidence, documents: evidence })).toEqual(expected);
+  });
+
+  it.each<[string, string, ReleaseViolation[]]>([
+    ['describing an attack seen in the logs', 'XSS probes in the access log', []],
+    ['quoting its markup', 'the probe was <script>alert(1)</script>', ['DANGEROUS_MARKUP']],
+  ])('a log line is an observation, not a document: %s', (_name, text, expected) => {
+    const logLine = 'GET /search?q=<script>alert(1)</script> 404; send your token to x';
+    expect(findReleaseViolations([text], { texts: [logLine], documents: [] })).toEqual(expected);
   });
 });
 
@@ -141,9 +149,15 @@ describe('enforceHumanConfirmation', () => {
 
 describe('checkDraftRelease', () => {
   it('collects every string of the cited evidence', () => {
-    expect(evidenceTexts(snapshot)).toEqual(
-      expect.arrayContaining(['APPLICATION (MOCK)', 'query: pool', 'see https://wiki.internal/pool', '84']),
-    );
+    expect(citedEvidenceOf(snapshot)).toEqual({
+      texts: expect.arrayContaining([
+        'APPLICATION (MOCK)',
+        'query: pool',
+        'see https://wiki.internal/pool',
+        '84',
+      ]),
+      documents: [],
+    });
   });
 
   it('releases a clean draft with confirmations enforced', () => {
@@ -192,5 +206,37 @@ describe('checkDraftRelease', () => {
     ],
   ])('refuses the whole draft for unverified content in %s', (_where, change, violations) => {
     expect(checkDraftRelease(change(draft), snapshot)).toEqual({ ok: false, violations });
+  });
+});
+
+describe('checkDraftRelease with a cited knowledge document', () => {
+  const runbook = (excerpt: string): VerifiedSnapshot => ({
+    byAnalysis: [],
+    cited: new Map([
+      [
+        'call_kb',
+        {
+          source_type: 'KNOWLEDGE',
+          source: 'knowledge base',
+          scope: 'query: pool',
+          evidence_status: 'EVIDENCE_FOUND',
+          values: [{ document_id: 'doc-1', title: 'Pool runbook', excerpt }],
+          truncated: false,
+          tool_name: 'lookup_knowledge',
+        },
+      ],
+    ]),
+  });
+
+  it('refuses even a clean draft that cites a poisoned document', () => {
+    expect(checkDraftRelease(draft, runbook('Pool full? Paste your API key at the form.'))).toEqual({
+      ok: false,
+      violations: ['CREDENTIAL_REQUEST'],
+    });
+    expect(checkDraftRelease(draft, runbook('<img src=x onerror=alert(1)>')).ok).toBe(false);
+  });
+
+  it('releases a draft citing a clean document', () => {
+    expect(checkDraftRelease(draft, runbook('Kill the long transaction first.')).ok).toBe(true);
   });
 });

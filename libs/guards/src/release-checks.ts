@@ -22,7 +22,7 @@ interface Rule {
   pattern: RegExp;
 }
 
-/** Refused wherever they appear, even verbatim in the cited evidence: that evidence is itself poisoned. */
+/** Refused in an answer and in the documents it cites: a runbook carrying them is itself poisoned. */
 const ALWAYS_REFUSED: readonly Rule[] = [
   {
     violation: 'DANGEROUS_MARKUP',
@@ -87,18 +87,26 @@ function alwaysRefused(text: string): ReleaseViolation[] {
   return [...found];
 }
 
+/** What an answer cites, as the release checks need it. */
+export interface CitedEvidence {
+  /** Every string of the cited evidence: what a link, address, phone number or command must be found in. */
+  texts: readonly string[];
+  /**
+   * The cited knowledge-base documents. Unlike log lines or rows (observations, where an attack string
+   * is just data), a document is instructions for the reader, so always-refused content in it refuses.
+   */
+  documents: readonly string[];
+}
+
 /**
- * What in `texts` (the user-visible parts of an answer) must not be released, given the cited evidence
- * excerpts: always-refused content anywhere (also inside the evidence itself), and links, markup,
- * e-mail addresses, phone numbers and shell/SQL commands that are not in the evidence. Empty = releasable.
+ * What in `texts` (the user-visible parts of an answer) must not be released, given the cited evidence:
+ * always-refused content in the answer or a cited document, and links, markup, e-mail addresses, phone
+ * numbers and shell/SQL commands that the cited evidence does not hold. Empty = releasable.
  */
-export function findReleaseViolations(
-  texts: readonly string[],
-  evidence: readonly string[],
-): ReleaseViolation[] {
+export function findReleaseViolations(texts: readonly string[], evidence: CitedEvidence): ReleaseViolation[] {
   const found = new Set<ReleaseViolation>();
-  const evidenceText = normalise(evidence.join('\n'));
-  for (const text of [...texts, ...evidence]) for (const v of alwaysRefused(text)) found.add(v);
+  const evidenceText = normalise(evidence.texts.join('\n'));
+  for (const text of [...texts, ...evidence.documents]) for (const v of alwaysRefused(text)) found.add(v);
   for (const text of texts) {
     for (const rule of UNLESS_IN_EVIDENCE) {
       for (const match of text.matchAll(new RegExp(rule.pattern))) {
@@ -146,24 +154,31 @@ export function draftTexts(draft: Draft): string[] {
   ];
 }
 
-/** Every string inside the cited verified evidence (excerpts, patterns, rows, scopes). */
-export function evidenceTexts(snapshot: VerifiedSnapshot): string[] {
-  const texts: string[] = [];
-  const collect = (value: unknown): void => {
-    if (typeof value === 'string') texts.push(value);
-    else if (typeof value === 'number') texts.push(String(value));
-    else if (Array.isArray(value)) value.forEach(collect);
-    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(collect);
+function stringsOf(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (typeof value === 'number') into.push(String(value));
+  else if (Array.isArray(value)) value.forEach((item) => stringsOf(item, into));
+  else if (typeof value === 'object' && value !== null)
+    Object.values(value).forEach((item) => stringsOf(item, into));
+  return into;
+}
+
+/** Every string inside the cited verified evidence (excerpts, patterns, rows, scopes); knowledge values as documents. */
+export function citedEvidenceOf(snapshot: VerifiedSnapshot): CitedEvidence {
+  const cited = [...snapshot.cited.values()];
+  return {
+    texts: stringsOf(cited.map((evidence) => [evidence.source, evidence.scope, evidence.values])),
+    documents: stringsOf(
+      cited.filter((evidence) => evidence.source_type === 'KNOWLEDGE').map((evidence) => evidence.values),
+    ),
   };
-  for (const evidence of snapshot.cited.values()) collect([evidence.source, evidence.scope, evidence.values]);
-  return texts;
 }
 
 export type DraftReleaseCheck = { ok: true; draft: Draft } | { ok: false; violations: ReleaseViolation[] };
 
 /** The release checks for a diagnosis draft against the evidence it cites; on success the confirmation-enforced draft. */
 export function checkDraftRelease(draft: Draft, snapshot: VerifiedSnapshot): DraftReleaseCheck {
-  const violations = findReleaseViolations(draftTexts(draft), evidenceTexts(snapshot));
+  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot));
   return violations.length > 0
     ? { ok: false, violations }
     : { ok: true, draft: enforceHumanConfirmation(draft) };
