@@ -85,6 +85,7 @@ describe('POST /api/chat over real HTTP', () => {
     ]);
     expect(statusCodes(response.events)).toEqual([
       'ROUTING',
+      'PLANNING',
       'DIAGNOSIS_PLAN',
       'TOOL_RUNNING',
       'TOOL_DONE',
@@ -92,10 +93,10 @@ describe('POST /api/chat over real HTTP', () => {
       'SEMANTIC_VALIDATING',
       'RELEASING',
     ]);
+    // Built from the tool calls (name + closed-set topic), never from the agent's own plan text.
     const plan = response.events.find((event) => event.data.code === 'DIAGNOSIS_PLAN');
-    expect(plan?.data.message).toBe(
-      '1. check order-service logs for pool errors\n2. look up the runbook\n3. conclude',
-    );
+    expect(plan?.data.message).toBe('排查计划：先查询 / plan: first query 日志 / logs (APPLICATION)');
+    expect(response.text).not.toContain('check order-service logs for pool errors');
     const content = response.events.at(-2)!.data as {
       content_type: string;
       payload: {
@@ -463,10 +464,16 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
             }),
           },
         ],
+        'knowledge-guard': [SUPPORTED],
       },
     });
     const response = await postChat(suite.app.baseUrl, { query: 'What does ERR_TIMEOUT mean?' });
-    expect(statusCodes(response.events)).toEqual(['ROUTING', 'KNOWLEDGE_SEARCHING', 'ANSWERING']);
+    expect(statusCodes(response.events)).toEqual([
+      'ROUTING',
+      'KNOWLEDGE_SEARCHING',
+      'ANSWERING',
+      'SEMANTIC_VALIDATING',
+    ]);
     expect(response.events.at(-2)!.data).toMatchObject({
       content_type: 'KNOWLEDGE_ANSWER',
       payload: {

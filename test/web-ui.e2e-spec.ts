@@ -276,6 +276,7 @@ describe('web UI in Chromium', () => {
       .evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
     expect(statuses).toEqual([
       'ROUTING',
+      'PLANNING',
       'DIAGNOSIS_PLAN',
       'TOOL_RUNNING',
       'TOOL_DONE',
@@ -283,7 +284,7 @@ describe('web UI in Chromium', () => {
       'SEMANTIC_VALIDATING',
       'RELEASING',
     ]);
-    expect(await turn.locator('details.progress summary').textContent()).toBe('Progress · 7 steps');
+    expect(await turn.locator('details.progress summary').textContent()).toBe('Progress · 8 steps');
     expect(await turn.locator('details.progress').getAttribute('open')).toBeNull();
 
     // A follow-up question stays in the same session.
@@ -321,6 +322,7 @@ describe('web UI in Chromium', () => {
             }),
           },
         ],
+        'knowledge-guard': [SUPPORTED],
       },
     });
     const page = await openUi({ apiKey: TEST_KEYS.operator });

@@ -15,9 +15,15 @@ import {
   textOf,
   ToolBoundary,
 } from '@app/harness';
+import { KnowledgeGuard } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { FinishRun, RunRepository, TimelineRepository } from '@app/trace';
-import { checkKnowledgeAnswer, RetrievedDocument } from './answers/knowledge-answer';
+import {
+  checkKnowledgeAnswer,
+  KnowledgeAnswer,
+  RetrievedDocument,
+  unverifiedKnowledgeAnswer,
+} from './answers/knowledge-answer';
 import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
 import { previousTurnOf } from './diagnosis/previous-turn';
 import { IntentRouter } from './routing/intent-router';
@@ -62,6 +68,7 @@ export class ChatApplicationUseCase {
     private readonly boundary: ToolBoundary,
     private readonly tools: EvidenceTools,
     private readonly diagnosis: DiagnosisPipeline,
+    private readonly knowledgeGuard: KnowledgeGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
@@ -126,6 +133,7 @@ export class ChatApplicationUseCase {
     const retrieved =
       (lookup.isError ? [] : (lookup.agentResult.evidence as RetrievedDocument[] | undefined)) ?? [];
     let answer = checkKnowledgeAnswer('', []);
+    let refusal: string | null = null;
     if (retrieved.length > 0) {
       stream.status('ANSWERING', '正在根据知识库回答 / answering from the knowledge base');
       const reply = await this.gateway.invoke(ctx, {
@@ -133,15 +141,40 @@ export class ChatApplicationUseCase {
         messages: [new HumanMessage(JSON.stringify({ query, evidence: retrieved }))],
       });
       answer = checkKnowledgeAnswer(textOf(reply.content), retrieved);
+      if (answer.found) refusal = await this.reviewKnowledge(ctx, query, answer, stream);
     }
     ctx.throwIfStopped();
+    if (refusal !== null) answer = unverifiedKnowledgeAnswer();
     await this.timeline.append(ctx.runId, 'RELEASE', 'KNOWLEDGE_ANSWERED', {
       found: answer.found,
       references: answer.references.length,
+      refused: refusal !== null,
     });
     const { found: _found, ...payload } = answer;
+    if (refusal !== null) {
+      stream.content('KNOWLEDGE_ANSWER', payload, 'FALLBACK');
+      return { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: refusal };
+    }
     stream.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS');
     return { status: 'SUCCESS', releaseOutcome: 'SUCCESS' };
+  }
+
+  /** The isolated check of a drafted knowledge answer; null = release it, otherwise why it is refused. */
+  private async reviewKnowledge(
+    ctx: RunContext,
+    query: string,
+    answer: KnowledgeAnswer,
+    stream: ChatEventStream,
+  ): Promise<string | null> {
+    ctx.throwIfStopped();
+    stream.status('SEMANTIC_VALIDATING', '正在核对回答与引用文档 / checking the answer against its sources');
+    const review = await this.knowledgeGuard.review(
+      ctx,
+      query,
+      { answer: answer.answer, limitations: answer.limitations },
+      answer.references,
+    );
+    return review.release ? null : review.reason;
   }
 
   private async diagnose(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {

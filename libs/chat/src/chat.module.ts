@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { GuardsModule } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
-import { ToolsModule } from '@app/tools';
+import { toolsConfig, ToolsModule } from '@app/tools';
 import { TraceModule, traceConfig } from '@app/trace';
 import { ChatApplicationUseCase } from './chat-application.use-case';
 import { ChatCapacity } from './chat-capacity';
@@ -17,6 +17,7 @@ import { IntentRouter } from './routing/intent-router';
     ConfigModule.forFeature(chatConfig),
     ConfigModule.forFeature(traceConfig),
     ConfigModule.forFeature(harnessConfig),
+    ConfigModule.forFeature(toolsConfig),
     HarnessModule,
     ToolsModule,
     GuardsModule,

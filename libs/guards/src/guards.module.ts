@@ -3,11 +3,12 @@ import { ConfigModule } from '@nestjs/config';
 import { harnessConfig, HarnessModule } from '@app/harness';
 import { TraceModule } from '@app/trace';
 import { EvidenceGuard } from './evidence-guard';
+import { KnowledgeGuard } from './knowledge-guard';
 import { SemanticGuard } from './semantic-guard';
 
 @Module({
   imports: [ConfigModule.forFeature(harnessConfig), HarnessModule, TraceModule],
-  providers: [EvidenceGuard, SemanticGuard],
-  exports: [EvidenceGuard, SemanticGuard],
+  providers: [EvidenceGuard, SemanticGuard, KnowledgeGuard],
+  exports: [EvidenceGuard, SemanticGuard, KnowledgeGuard],
 })
 export class GuardsModule {}

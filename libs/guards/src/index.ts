@@ -6,7 +6,17 @@ export type { AnalysisEvidence, EvidenceCheck, VerifiedSnapshot } from './eviden
 export { EvidenceGuard } from './evidence-guard';
 export type { GuardedDraft } from './evidence-guard';
 export { SemanticGuard, reviewInput } from './semantic-guard';
+export { KnowledgeGuard } from './knowledge-guard';
+export type { CitedExcerpt, KnowledgeDraft, KnowledgeReview } from './knowledge-guard';
 export type { SemanticOutcome, SemanticVerdict } from './semantic-guard';
+export {
+  changesSystems,
+  checkDraftRelease,
+  enforceHumanConfirmation,
+  findReleaseViolations,
+  RELEASE_VIOLATIONS,
+} from './release-checks';
+export type { CitedEvidence, DraftReleaseCheck, ReleaseViolation } from './release-checks';
 export { FALLBACK_TYPES, fallbackReport, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType, PublishLimits, Reference } from './release-policy';
 export type { VerifiedEvidence } from './verified-evidence';

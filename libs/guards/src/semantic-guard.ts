@@ -98,7 +98,8 @@ export class SemanticGuard {
   }
 }
 
-function parseVerdict(text: string): SemanticVerdict {
+/** Exactly {verdict, reason} or an INVALID_OUTPUT failure (retried by the matrix); shared by both reviewers. */
+export function parseVerdict(text: string): SemanticVerdict {
   const value = parseJsonAnswer(text);
   if (value === undefined) throw new InvalidModelOutput('SEMANTIC_UNPARSABLE');
   const parsed = verdictSchema.safeParse(value);

@@ -7,6 +7,7 @@ export type StatusCode =
   | 'ROUTING'
   | 'ANSWERING'
   | 'KNOWLEDGE_SEARCHING'
+  | 'PLANNING'
   | 'DIAGNOSIS_PLAN'
   | 'TOOL_RUNNING'
   | 'TOOL_DONE'

@@ -4,6 +4,7 @@ export const STATUS_LABELS: Record<StatusCode, string> = {
   ROUTING: 'Understanding the request',
   ANSWERING: 'Answering',
   KNOWLEDGE_SEARCHING: 'Searching the knowledge base',
+  PLANNING: 'Planning the investigation',
   DIAGNOSIS_PLAN: 'Investigation plan',
   TOOL_RUNNING: 'Collecting evidence',
   TOOL_DONE: 'Evidence received',

@@ -25,6 +25,20 @@ export interface KnowledgeAnswer {
 export const NOT_FOUND_ANSWER =
   '知识库中没有找到可以回答该问题的内容 / Nothing in the knowledge base answers this question.';
 
+export const UNVERIFIED_ANSWER =
+  '知识库的回答未通过校验，因此不予展示 / An answer from the knowledge base could not be verified, so it is not shown.';
+
+/** The fixed answer when a drafted answer is refused by the release checks or the isolated review. */
+export function unverifiedKnowledgeAnswer(): KnowledgeAnswer {
+  return {
+    answer: UNVERIFIED_ANSWER,
+    references: [],
+    limitations:
+      '回答未通过与引用文档的一致性校验 / The answer did not pass the check against its cited documents.',
+    found: false,
+  };
+}
+
 /**
  * Keeps only references to documents that were really retrieved for this question; an answer that cites
  * none of them (or cannot be read) becomes the fixed "not found" answer.

@@ -14,16 +14,16 @@ import {
   textOf,
   ToolBoundary,
 } from '@app/harness';
-import { EvidenceTools } from '@app/tools';
+import { EvidenceTools, toolsConfig, ToolsConfig } from '@app/tools';
 import type { RunObserver } from '../sse/chat-events';
-import { sanitizePlan } from './plan-sanitizer';
 import type { PreviousTurn } from './previous-turn';
-
-const TOOL_LABELS: Record<string, string> = {
-  lookup_knowledge: '知识库 / knowledge base',
-  query_logs: '日志 / logs',
-  query_mysql: '业务数据库 / business database',
-};
+import {
+  PLANNING_STATUS,
+  planStatus,
+  StatusVocabulary,
+  toolDoneStatus,
+  toolRunningStatus,
+} from './status-text';
 
 /**
  * The one Diagnosis Agent: LangGraph's prebuilt ReAct loop with the model behind the Harness gateway and
@@ -32,12 +32,17 @@ const TOOL_LABELS: Record<string, string> = {
  */
 @Injectable()
 export class DiagnosisAgent {
+  private readonly vocabulary: StatusVocabulary;
+
   constructor(
     private readonly gateway: ModelGateway,
     private readonly boundary: ToolBoundary,
     private readonly tools: EvidenceTools,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
-  ) {}
+    @Inject(toolsConfig.KEY) toolsSettings: ToolsConfig,
+  ) {
+    this.vocabulary = { dataSources: new Set(toolsSettings.mysqlDataSources.map((source) => source.id)) };
+  }
 
   async run(
     ctx: RunContext,
@@ -52,6 +57,8 @@ export class DiagnosisAgent {
     const input = { messages: [new HumanMessage(JSON.stringify({ query, previous_turn: previousTurn }))] };
     let last: AIMessage | undefined;
     let planned = false;
+    // The first model call is the longest wait of a run; say what it is doing before it starts.
+    observer.status('PLANNING', PLANNING_STATUS);
     try {
       // Each model step and each tool step costs one: the model-call budget always stops the loop first.
       const stream = await agent.stream(input, {
@@ -63,21 +70,15 @@ export class DiagnosisAgent {
         const message = update.agent?.messages?.at(-1);
         if (message && isAIMessage(message)) {
           last = message;
-          if (!planned) {
-            planned = true;
-            const plan = sanitizePlan(textOf(message.content));
-            if (plan) observer.status('DIAGNOSIS_PLAN', plan);
-          }
-          const names = [
-            ...new Set((message.tool_calls ?? []).map((call) => TOOL_LABELS[call.name] ?? call.name)),
-          ];
-          if (names.length > 0) observer.status('TOOL_RUNNING', `正在查询 / querying: ${names.join(', ')}`);
+          // Status texts come from the tool calls' names and closed-set arguments, never from the message text.
+          const calls = message.tool_calls ?? [];
+          const plan = planned ? null : planStatus(calls, this.vocabulary);
+          planned = true;
+          if (plan) observer.status('DIAGNOSIS_PLAN', plan);
+          const running = toolRunningStatus(calls, this.vocabulary);
+          if (running) observer.status('TOOL_RUNNING', running);
         }
-        if (update.tools)
-          observer.status(
-            'TOOL_DONE',
-            `已获得 ${update.tools.messages?.length ?? 0} 个工具结果 / tool results received`,
-          );
+        if (update.tools) observer.status('TOOL_DONE', toolDoneStatus(update.tools.messages?.length ?? 0));
       }
     } catch (error) {
       if (error instanceof GraphRecursionError) throw new BudgetExhausted('MODEL_CALLS');

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { harnessConfig, HarnessConfig, RunContext } from '@app/harness';
 import {
+  checkDraftRelease,
   DiagnosisReport,
   EvidenceGuard,
   Fallback,
@@ -26,7 +27,7 @@ export type DiagnosisOutcome =
 
 /**
  * DIAGNOSIS path (seed §4.1–4.4, §10.3): agent -> EvidenceGuard (-> one repair -> EvidenceGuard) ->
- * SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
+ * release checks (code) -> SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
  */
 @Injectable()
 export class DiagnosisPipeline {
@@ -56,9 +57,18 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'EVIDENCE_VALIDATION_FAILED', null);
 
     ctx.throwIfStopped();
-    observer.status('SEMANTIC_VALIDATING', '正在进行安全校验 / reviewing the report');
     const snapshot = guarded.check.snapshot;
-    const review = await this.semanticGuard.review(ctx, query, guarded.draft, snapshot);
+    // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
+    const checked = checkDraftRelease(guarded.draft, snapshot);
+    if (!checked.ok) {
+      await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASE_CHECK_FAILED', {
+        violations: checked.violations.join(','),
+      });
+      return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'RELEASE_CHECK_FAILED', snapshot);
+    }
+    const draft = checked.draft;
+    observer.status('SEMANTIC_VALIDATING', '正在进行安全校验 / reviewing the report');
+    const review = await this.semanticGuard.review(ctx, query, draft, snapshot);
     if (review.kind === 'UNAVAILABLE')
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', review.reason, snapshot);
     if (review.verdict.verdict === 'UNSUPPORTED')
@@ -66,17 +76,12 @@ export class DiagnosisPipeline {
 
     ctx.throwIfStopped();
     observer.status('RELEASING', '正在发布报告 / releasing the report');
-    const { report, publishedResult } = releaseReport(
-      query,
-      guarded.draft,
-      snapshot,
-      this.config.previousTurn,
-    );
+    const { report, publishedResult } = releaseReport(query, draft, snapshot, this.config.previousTurn);
     await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASED', { references: report.references.length });
     return {
       outcome: 'SUCCESS',
       report,
-      conclusion: guarded.draft.conclusion?.text ?? null,
+      conclusion: draft.conclusion?.text ?? null,
       publishedResult,
     };
   }

@@ -32,6 +32,7 @@ export class HarnessEnv {
   @IsInt() @Min(1) @Max(1) HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS: number = 1;
   @IsInt() @Min(1) @Max(2) HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS: number = 2;
   @IsInt() @Min(1) @Max(1) HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS: number = 1;
+  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_KNOWLEDGE_GUARD_MAX_ATTEMPTS: number = 2;
 
   // Redis canonical invocation store
   @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string =
@@ -121,6 +122,7 @@ export function loadHarnessConfig(source: Record<string, string | undefined> = p
       toolCall: env.HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS,
       semanticGuard: env.HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS,
       evidenceRepair: env.HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS,
+      knowledgeGuard: env.HARNESS_RETRY_KNOWLEDGE_GUARD_MAX_ATTEMPTS,
     },
     evidence: {
       keyPrefix: env.HARNESS_EVIDENCE_KEY_PREFIX,

@@ -6,6 +6,7 @@ export const PROMPT_ROLES = [
   'intent-router',
   'system-chat',
   'knowledge-answer',
+  'knowledge-guard',
   'diagnosis-agent',
   'evidence-repair',
   'semantic-guard',

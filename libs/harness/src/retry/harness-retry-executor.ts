@@ -24,6 +24,7 @@ const PHASE: Record<RetryOperation, TimelinePhase> = {
   tool_call: 'TOOL',
   semantic_guard: 'SEMANTIC',
   evidence_repair: 'EVIDENCE',
+  knowledge_guard: 'SEMANTIC',
 };
 
 /**

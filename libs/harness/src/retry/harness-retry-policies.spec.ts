@@ -1,6 +1,13 @@
 import { HarnessRetryPolicies, RETRY_MATRIX } from './harness-retry-policies';
 
-const maxima = { intentRouter: 2, diagnosisAgent: 1, toolCall: 1, semanticGuard: 2, evidenceRepair: 1 };
+const maxima = {
+  intentRouter: 2,
+  diagnosisAgent: 1,
+  toolCall: 1,
+  semanticGuard: 2,
+  evidenceRepair: 1,
+  knowledgeGuard: 2,
+};
 
 describe('HarnessRetryPolicies', () => {
   it('holds the fixed matrix of the seed', () => {
@@ -10,13 +17,17 @@ describe('HarnessRetryPolicies', () => {
       tool_call: 1,
       semantic_guard: 2,
       evidence_repair: 1,
+      knowledge_guard: 2,
     });
   });
 
-  it.each(['intent_router', 'semantic_guard'] as const)('%s retries only technical failures', (operation) => {
-    const { retryableFailures } = RETRY_MATRIX[operation];
-    expect([...retryableFailures].sort()).toEqual(['INVALID_OUTPUT', 'TIMEOUT', 'TRANSPORT']);
-  });
+  it.each(['intent_router', 'semantic_guard', 'knowledge_guard'] as const)(
+    '%s retries only technical failures',
+    (operation) => {
+      const { retryableFailures } = RETRY_MATRIX[operation];
+      expect([...retryableFailures].sort()).toEqual(['INVALID_OUTPUT', 'TIMEOUT', 'TRANSPORT']);
+    },
+  );
 
   it.each([
     'NO_EVIDENCE',

@@ -7,6 +7,7 @@ export const RETRY_OPERATIONS = [
   'tool_call',
   'semantic_guard',
   'evidence_repair',
+  'knowledge_guard',
 ] as const;
 export type RetryOperation = (typeof RETRY_OPERATIONS)[number];
 
@@ -29,6 +30,7 @@ export const RETRY_MATRIX: Readonly<Record<RetryOperation, RetryPolicy>> = Objec
   tool_call: { maxAttempts: 1, retryableFailures: NONE },
   semantic_guard: { maxAttempts: 2, retryableFailures: TECHNICAL },
   evidence_repair: { maxAttempts: 1, retryableFailures: NONE },
+  knowledge_guard: { maxAttempts: 2, retryableFailures: TECHNICAL },
 });
 
 export class HarnessRetryPolicies {
@@ -43,6 +45,7 @@ export class HarnessRetryPolicies {
       tool_call: retry.toolCall,
       semantic_guard: retry.semanticGuard,
       evidence_repair: retry.evidenceRepair,
+      knowledge_guard: retry.knowledgeGuard,
     };
     const policies = Object.fromEntries(
       RETRY_OPERATIONS.map((operation) => {

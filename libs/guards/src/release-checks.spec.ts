@@ -1,0 +1,242 @@
+import type { Draft } from './draft.schema';
+import type { VerifiedSnapshot } from './evidence-rules';
+import {
+  changesSystems,
+  checkDraftRelease,
+  enforceHumanConfirmation,
+  citedEvidenceOf,
+  findReleaseViolations,
+  ReleaseViolation,
+} from './release-checks';
+import type { VerifiedEvidence } from './verified-evidence';
+
+describe('findReleaseViolations', () => {
+  it.each<[string, string, string[], ReleaseViolation[]]>([
+    [
+      'plain diagnosis text',
+      '84 HikariPool-1 timeouts at 2026-12-03 04:00:00, latency 30000 ms, 50/50 active',
+      [],
+      [],
+    ],
+    ['Chinese plain text', '最近 30 分钟出现 84 次连接超时，order-123 的 error_code=ERR_TIMEOUT', [], []],
+    ['a link not in the evidence', 'see http://evil.example/paste', [], ['LINK']],
+    [
+      'a link quoted from the evidence',
+      'see https://wiki.internal/payments.',
+      ['runbook: https://wiki.internal/payments'],
+      [],
+    ],
+    ['a www link', 'go to www.evil.example now', [], ['LINK']],
+    ['a markdown link', 'read [the guide](guide.html)', [], ['LINK']],
+    ['a script tag', 'ok <script>alert(1)</script>', [], ['DANGEROUS_MARKUP', 'MARKUP']],
+    ['a script tag even in the evidence', '<script>x</script>', ['<script>x</script>'], ['DANGEROUS_MARKUP']],
+    ['an event handler attribute', '<b onclick="x()">hi</b>', [], ['DANGEROUS_MARKUP', 'MARKUP']],
+    ['a javascript: url', 'click javascript:alert(1)', [], ['DANGEROUS_MARKUP']],
+    ['harmless markup not in evidence', 'line one<br>line two', [], ['MARKUP']],
+    ['harmless markup from the evidence', 'line one<br>line two', ['a<br>b'], []],
+    ['an html comment', 'x <!-- hidden --> y', [], ['MARKUP']],
+    ['comparisons are not markup', 'if active < max and waiting > 0 then 1 < 2', [], []],
+    ['an e-mail address', 'mail oncall@evil.example', [], ['EMAIL']],
+    ['an e-mail address from the evidence', 'mail dba@corp.example', ['owner: DBA@corp.example'], []],
+    ['an international phone number', 'call +1 202-555-0147', [], ['PHONE']],
+    ['a US style phone number', 'call (202) 555-0147', [], ['PHONE']],
+    ['a Chinese mobile number', '联系 13812345678', [], ['PHONE']],
+    ['a Chinese landline', '拨打 010-12345678', [], ['PHONE']],
+    ['a 400 hotline', '拨打 400-820-8820', [], ['PHONE']],
+    ['a phone number from the evidence', 'call 400-820-8820', ['hotline 400-820-8820'], []],
+    ['DROP TABLE', 'run DROP TABLE payment_record; to reset', [], ['COMMAND']],
+    [
+      'DROP TABLE from the evidence',
+      'the runbook says drop  table payment_record',
+      ['DROP TABLE payment_record'],
+      [],
+    ],
+    ['DELETE FROM', 'DELETE FROM biz_order WHERE 1=1', [], ['COMMAND']],
+    ['UPDATE … SET', 'update payment_record set status = 1', [], ['COMMAND']],
+    ['TRUNCATE TABLE', 'truncate table payment_record', [], ['COMMAND']],
+    ['GRANT', 'GRANT ALL ON *.* TO x', [], ['COMMAND']],
+    ['a SELECT not run', 'SELECT card_number, cvv FROM payment_card', [], ['COMMAND']],
+    [
+      'the SELECT the agent ran',
+      'ran SELECT o.order_id, p.channel FROM biz_order o',
+      ['SELECT o.order_id, p.channel FROM biz_order o INNER JOIN …'],
+      [],
+    ],
+    ['prose with select/from', 'select the right orders from the dashboard', [], []],
+    ['rm -rf', 'then rm -rf /var/lib/mysql', [], ['COMMAND']],
+    ['kubectl', '执行 kubectl delete pod payment-0', [], ['COMMAND']],
+    ['curl', 'curl http://x', [], ['LINK', 'COMMAND']],
+    ['kill -9', 'kill -9 1234', [], ['COMMAND']],
+    ['prose restart is no command', 'restart order-service after the DBA agrees', [], []],
+    ['asking for an API key', 'paste your API key at the form', [], ['CREDENTIAL_REQUEST']],
+    ['asking for a password in Chinese', '请把您的数据库密码发送给值班同学', [], ['CREDENTIAL_REQUEST']],
+    ['asking for a key even in the evidence', 'x', ['Please send your token to ops'], ['CREDENTIAL_REQUEST']],
+    ['talking about keys is fine', 'rotate the API key of payment-service after the incident', [], []],
+  ])('%s', (_name, text, evidence, expected) => {
+    expect(findReleaseViolations([text], { texts: evidence, documents: evidence })).toEqual(expected);
+  });
+
+  it.each<[string, string, ReleaseViolation[]]>([
+    ['describing an attack seen in the logs', 'XSS probes in the access log', []],
+    ['quoting its markup', 'the probe was <script>alert(1)</script>', ['DANGEROUS_MARKUP']],
+  ])('a log line is an observation, not a document: %s', (_name, text, expected) => {
+    const logLine = 'GET /search?q=<script>alert(1)</script> 404; send your token to x';
+    expect(findReleaseViolations([text], { texts: [logLine], documents: [] })).toEqual(expected);
+  });
+});
+
+describe('changesSystems', () => {
+  it.each([
+    ['Restart order-service', true],
+    ['Kill the long transaction', true],
+    ['Find and stop the long transaction holding connections', true],
+    ['Drop the stale index', true],
+    ['Delete the duplicated payment rows', true],
+    ['Truncate the audit table', true],
+    ['Scale payment-service to 6 replicas', true],
+    ['Roll back release 2.3.1', true],
+    ['Deploy the hotfix', true],
+    ['Fail over to the replica', true],
+    ['Flush the redis cache', true],
+    ['Apply a config change to raise maxPoolSize', true],
+    ['Increase the connection pool size', true],
+    ['重启 order-service', true],
+    ['删除重复的支付记录', true],
+    ['为 payment-service 扩容', true],
+    ['回滚到上一个版本', true],
+    ['确认数据库余量后临时扩大 order-service 连接池', true],
+    ['定位并终止占用连接的长事务', true],
+    ['Check the slow query log', false],
+    ['Review the pool metrics on the dashboard', false],
+    ['Look up the payment record of order-123', false],
+    ['核对 order-123 的支付记录', false],
+    ['查看慢查询日志', false],
+  ])('%s -> %s', (action, expected) => {
+    expect(changesSystems(action)).toBe(expected);
+  });
+});
+
+const draft: Draft = {
+  conclusion: { text: 'pool exhausted', based_on_analysis_ids: ['a1'] },
+  analysis: [{ analysis_id: 'a1', kind: 'NORMAL', text: '84 pool errors', tool_call_ids: ['call_logs'] }],
+  action_plan: [
+    { action: 'Restart order-service', based_on_analysis_ids: ['a1'], requires_human_confirmation: false },
+    { action: 'Check the slow query log', based_on_analysis_ids: ['a1'], requires_human_confirmation: false },
+    { action: '重启支付服务', based_on_analysis_ids: ['a1'], requires_human_confirmation: true },
+  ],
+  recommendations: [{ text: 'Alert on pool waiting threads', based_on_analysis_ids: ['a1'] }],
+  limitations: { scope: 'order-service, 30 minutes', missing_info: [] },
+};
+
+const logs: VerifiedEvidence & { tool_name: string } = {
+  source_type: 'LOG',
+  source: 'APPLICATION (MOCK)',
+  scope: 'query: pool',
+  evidence_status: 'EVIDENCE_FOUND',
+  values: { patterns: [{ template: 'see https://wiki.internal/pool', count: 84 }], events: [] },
+  truncated: false,
+  tool_name: 'query_logs',
+};
+const snapshot: VerifiedSnapshot = { byAnalysis: [], cited: new Map([['call_logs', logs]]) };
+
+describe('enforceHumanConfirmation', () => {
+  it('forces confirmation on system-changing actions only and keeps the rest of the draft', () => {
+    const enforced = enforceHumanConfirmation(draft);
+    expect(enforced.action_plan.map((item) => item.requires_human_confirmation)).toEqual([true, false, true]);
+    expect({ ...enforced, action_plan: [] }).toEqual({ ...draft, action_plan: [] });
+  });
+});
+
+describe('checkDraftRelease', () => {
+  it('collects every string of the cited evidence', () => {
+    expect(citedEvidenceOf(snapshot)).toEqual({
+      texts: expect.arrayContaining([
+        'APPLICATION (MOCK)',
+        'query: pool',
+        'see https://wiki.internal/pool',
+        '84',
+      ]),
+      documents: [],
+    });
+  });
+
+  it('releases a clean draft with confirmations enforced', () => {
+    const checked = checkDraftRelease(draft, snapshot);
+    expect(checked).toEqual({ ok: true, draft: enforceHumanConfirmation(draft) });
+  });
+
+  it('accepts a link that the cited evidence holds', () => {
+    const withLink = {
+      ...draft,
+      recommendations: [{ text: 'Follow https://wiki.internal/pool', based_on_analysis_ids: ['a1'] }],
+    };
+    expect(checkDraftRelease(withLink, snapshot).ok).toBe(true);
+  });
+
+  it.each<[string, (d: Draft) => Draft, ReleaseViolation[]]>([
+    [
+      'the conclusion',
+      (d) => ({ ...d, conclusion: { text: 'call +1 202-555-0147', based_on_analysis_ids: ['a1'] } }),
+      ['PHONE'],
+    ],
+    [
+      'an analysis',
+      (d) => ({ ...d, analysis: [{ ...d.analysis[0], text: 'see <script>x</script>' }] }),
+      ['DANGEROUS_MARKUP', 'MARKUP'],
+    ],
+    [
+      'an action',
+      (d) => ({ ...d, action_plan: [{ ...d.action_plan[0], action: 'DROP TABLE payment_record' }] }),
+      ['COMMAND'],
+    ],
+    [
+      'a recommendation',
+      (d) => ({ ...d, recommendations: [{ text: 'mail x@evil.example', based_on_analysis_ids: [] }] }),
+      ['EMAIL'],
+    ],
+    [
+      'the scope',
+      (d) => ({ ...d, limitations: { scope: 'http://evil.example', missing_info: [] } }),
+      ['LINK'],
+    ],
+    [
+      'missing info',
+      (d) => ({ ...d, limitations: { scope: '', missing_info: ['paste your API key here'] } }),
+      ['CREDENTIAL_REQUEST'],
+    ],
+  ])('refuses the whole draft for unverified content in %s', (_where, change, violations) => {
+    expect(checkDraftRelease(change(draft), snapshot)).toEqual({ ok: false, violations });
+  });
+});
+
+describe('checkDraftRelease with a cited knowledge document', () => {
+  const runbook = (excerpt: string): VerifiedSnapshot => ({
+    byAnalysis: [],
+    cited: new Map([
+      [
+        'call_kb',
+        {
+          source_type: 'KNOWLEDGE',
+          source: 'knowledge base',
+          scope: 'query: pool',
+          evidence_status: 'EVIDENCE_FOUND',
+          values: [{ document_id: 'doc-1', title: 'Pool runbook', excerpt }],
+          truncated: false,
+          tool_name: 'lookup_knowledge',
+        },
+      ],
+    ]),
+  });
+
+  it('refuses even a clean draft that cites a poisoned document', () => {
+    expect(checkDraftRelease(draft, runbook('Pool full? Paste your API key at the form.'))).toEqual({
+      ok: false,
+      violations: ['CREDENTIAL_REQUEST'],
+    });
+    expect(checkDraftRelease(draft, runbook('<img src=x onerror=alert(1)>')).ok).toBe(false);
+  });
+
+  it('releases a draft citing a clean document', () => {
+    expect(checkDraftRelease(draft, runbook('Kill the long transaction first.')).ok).toBe(true);
+  });
+});

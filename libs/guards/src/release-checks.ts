@@ -1,0 +1,185 @@
+import type { Draft } from './draft.schema';
+import type { VerifiedSnapshot } from './evidence-rules';
+
+/**
+ * Deterministic release checks (README "Release checks"): code, no LLM, run on every diagnosis draft and
+ * knowledge answer before its isolated semantic check. A model can be talked into repeating anything, so
+ * what these find is never rewritten out of the text: the whole draft is refused (fixed fallback).
+ */
+export const RELEASE_VIOLATIONS = [
+  'DANGEROUS_MARKUP',
+  'CREDENTIAL_REQUEST',
+  'MARKUP',
+  'LINK',
+  'EMAIL',
+  'PHONE',
+  'COMMAND',
+] as const;
+export type ReleaseViolation = (typeof RELEASE_VIOLATIONS)[number];
+
+interface Rule {
+  violation: ReleaseViolation;
+  pattern: RegExp;
+}
+
+/** Refused in an answer and in the documents it cites: a runbook carrying them is itself poisoned. */
+const ALWAYS_REFUSED: readonly Rule[] = [
+  {
+    violation: 'DANGEROUS_MARKUP',
+    pattern:
+      /<\/?(?:script|iframe|frame|object|embed|style|form|svg|img|link|meta|base|math|template)\b|<[^<>]*\son[a-z]+\s*=|\b(?:javascript|vbscript):|\bdata:text\/html/giu,
+  },
+];
+
+const CREDENTIAL =
+  /api[\s_-]?key|access[\s_-]?key|secret|password|passwd|passcode|token|credential|private[\s_-]?key|cookie|one[\s-]?time[\s-]?code|otp|验证码|密钥|密码|口令|令牌|凭证|凭据|私钥/iu;
+const SECOND_PERSON = /\byour?\b|\byou'?re\b|您|你/iu;
+const SOLICIT =
+  /\b(?:paste|send|enter|type|share|provide|submit|post|upload|e-?mail|forward|give|tell|reply|input|disclose)\b|粘贴|发送|发给|提供|输入|提交|上传|告诉|填写|回复/iu;
+
+/** Refused unless the same text is in the cited evidence (a runbook may legitimately hold a link or a command). */
+const UNLESS_IN_EVIDENCE: readonly Rule[] = [
+  { violation: 'MARKUP', pattern: /<!--|<!\[CDATA\[|<\?xml|<\/?[a-z][a-z0-9-]*(?:\s+[^<>]*)?\/?>/giu },
+  {
+    violation: 'LINK',
+    pattern:
+      /\b(?:https?|ftp|file|sftp|ssh|smb|mailto|tel):\/?\/?[^\s<>"'`)\]，。；、]+|\bwww\.[^\s<>"'`)\]，。；、]+|\[[^\]\n]{0,200}\]\([^)\s]{1,500}\)/giu,
+  },
+  { violation: 'EMAIL', pattern: /[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/giu },
+  {
+    violation: 'PHONE',
+    pattern:
+      /\+\d{1,3}[\s-]?(?:\(\d{1,4}\)[\s-]?)?\d{2,4}(?:[\s-]?\d{2,4}){1,4}|(?<![\w-])\(?\d{3,4}\)?[\s-]\d{3,4}[\s-]\d{3,5}(?![\w-])|(?<![\w-])\d{3,4}-\d{7,8}(?![\w-])|(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)[48]00[\s-]?\d{3}[\s-]?\d{4}(?!\d)/gu,
+  },
+  {
+    violation: 'COMMAND',
+    pattern: new RegExp(
+      [
+        // SQL that changes data, schema or grants, and SELECT statements
+        String.raw`\b(?:drop|truncate|alter|create|rename)\s+(?:table|database|schema|index|view|user|procedure|function|trigger)\b(?:\s+if\s+(?:not\s+)?exists)?\s*[\w.\x60"]*`,
+        String.raw`\bdelete\s+from\s+[\w.\x60"]+`,
+        String.raw`\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"]+`,
+        String.raw`\bupdate\s+[\w.\x60"]+\s+set\b`,
+        String.raw`\breplace\s+into\s+[\w.\x60"]+`,
+        String.raw`\b(?:grant|revoke)\s+\w+(?:\s*,\s*\w+)*\s+on\b`,
+        String.raw`\bflush\s+(?:privileges|tables|logs|hosts|status)\b`,
+        String.raw`\bselect\s+(?:\*|count\s*\(|[\w.\x60"]+\s*,)[^;\n]{0,300}?\s+from\s+[\w.\x60"]+`,
+        // shell / operator CLIs
+        String.raw`\b(?:sudo\s+\S+|su\s+-|rm\s+-[a-z]+|kill\s+-\w+|killall\s+\S+|pkill\s+\S+|systemctl\s+\w+|kubectl\s+\w+|docker\s+(?:run|exec|rm|rmi|kill|stop|restart|pull|push|compose)\b|helm\s+(?:install|upgrade|uninstall|rollback|delete)\b|curl\s+\S+|wget\s+\S+|redis-cli\b|mysqladmin\b|mysql\s+-\w+|chmod\s+\S+|chown\s+\S+|shutdown\s+-\w+|iptables\s+\S+|ssh\s+(?:-\w+|[\w.-]+@)|scp\s+\S+|nc\s+-\w+|(?:ba)?sh\s+-c|powershell\b|eval\s*\()`,
+      ].join('|'),
+      'giu',
+    ),
+  },
+];
+
+const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
+function credentialRequested(text: string): boolean {
+  return text
+    .split(/[.!?。！？\n]+/u)
+    .some((sentence) => CREDENTIAL.test(sentence) && SECOND_PERSON.test(sentence) && SOLICIT.test(sentence));
+}
+
+function alwaysRefused(text: string): ReleaseViolation[] {
+  const found = new Set<ReleaseViolation>();
+  for (const rule of ALWAYS_REFUSED) if (new RegExp(rule.pattern).test(text)) found.add(rule.violation);
+  if (credentialRequested(text)) found.add('CREDENTIAL_REQUEST');
+  return [...found];
+}
+
+/** What an answer cites, as the release checks need it. */
+export interface CitedEvidence {
+  /** Every string of the cited evidence: what a link, address, phone number or command must be found in. */
+  texts: readonly string[];
+  /**
+   * The cited knowledge-base documents. Unlike log lines or rows (observations, where an attack string
+   * is just data), a document is instructions for the reader, so always-refused content in it refuses.
+   */
+  documents: readonly string[];
+}
+
+/**
+ * What in `texts` (the user-visible parts of an answer) must not be released, given the cited evidence:
+ * always-refused content in the answer or a cited document, and links, markup, e-mail addresses, phone
+ * numbers and shell/SQL commands that the cited evidence does not hold. Empty = releasable.
+ */
+export function findReleaseViolations(texts: readonly string[], evidence: CitedEvidence): ReleaseViolation[] {
+  const found = new Set<ReleaseViolation>();
+  const evidenceText = normalise(evidence.texts.join('\n'));
+  for (const text of [...texts, ...evidence.documents]) for (const v of alwaysRefused(text)) found.add(v);
+  for (const text of texts) {
+    for (const rule of UNLESS_IN_EVIDENCE) {
+      for (const match of text.matchAll(new RegExp(rule.pattern))) {
+        const item = normalise(match[0]).replace(/[.,;:!?]+$/u, '');
+        if (item.length > 0 && !evidenceText.includes(item)) found.add(rule.violation);
+      }
+    }
+  }
+  return RELEASE_VIOLATIONS.filter((violation) => found.has(violation));
+}
+
+const SIDE_EFFECT = new RegExp(
+  [
+    String.raw`\b(?:re-?start|reboot|restart|kill|terminate|stop|shut\s*down|drop|delete|remove|purge|truncate|wipe|erase|flush|clear|reset|scale|resize|expand|enlarge|increase|decrease|raise|lower|shrink|roll\s*back|rollback|revert|re-?deploy|deploy|release|publish|fail\s*over|failover|switch\s*over|switchover|promote|demote|migrate|upgrade|downgrade|patch|disable|enable|block|ban|throttle|rate-?limit|evict|drain|cordon|rotate|revoke|grant|modify|change|update|edit|alter|reconfigure|toggle|cancel|abort|refund|retry|replay|re-?run|rerun|reindex|rebuild|recreate|rename|overwrite|cut\s*over)\w*`,
+    String.raw`\bconfig(?:uration)?\s+change`,
+    '重启|删除|删掉|扩容|缩容|回滚|终止|杀掉|杀死|停止|停掉|关闭|清空|清理|清除|截断|修改|变更|调整|扩大|缩小|增大|减小|调大|调小|发布|部署|上线|下线|切换|主备|迁移|升级|降级|禁用|启用|封禁|限流|熔断|重置|刷新|重建|重试|重放|退款|取消|回退|重新执行',
+  ].join('|'),
+  'iu',
+);
+
+/** Whether an action changes a system (English or Chinese); such an action always needs a human's go-ahead. */
+export function changesSystems(action: string): boolean {
+  return SIDE_EFFECT.test(action);
+}
+
+/** The draft with every system-changing action forced to `requires_human_confirmation: true`. */
+export function enforceHumanConfirmation(draft: Draft): Draft {
+  return {
+    ...draft,
+    action_plan: draft.action_plan.map((item) =>
+      changesSystems(item.action) ? { ...item, requires_human_confirmation: true } : item,
+    ),
+  };
+}
+
+/** Every user-visible text of a draft (what the report releases besides the references). */
+export function draftTexts(draft: Draft): string[] {
+  return [
+    ...(draft.conclusion ? [draft.conclusion.text] : []),
+    ...draft.analysis.map((item) => item.text),
+    ...draft.action_plan.map((item) => item.action),
+    ...draft.recommendations.map((item) => item.text),
+    draft.limitations.scope,
+    ...draft.limitations.missing_info,
+  ];
+}
+
+function stringsOf(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (typeof value === 'number') into.push(String(value));
+  else if (Array.isArray(value)) value.forEach((item) => stringsOf(item, into));
+  else if (typeof value === 'object' && value !== null)
+    Object.values(value).forEach((item) => stringsOf(item, into));
+  return into;
+}
+
+/** Every string inside the cited verified evidence (excerpts, patterns, rows, scopes); knowledge values as documents. */
+export function citedEvidenceOf(snapshot: VerifiedSnapshot): CitedEvidence {
+  const cited = [...snapshot.cited.values()];
+  return {
+    texts: stringsOf(cited.map((evidence) => [evidence.source, evidence.scope, evidence.values])),
+    documents: stringsOf(
+      cited.filter((evidence) => evidence.source_type === 'KNOWLEDGE').map((evidence) => evidence.values),
+    ),
+  };
+}
+
+export type DraftReleaseCheck = { ok: true; draft: Draft } | { ok: false; violations: ReleaseViolation[] };
+
+/** The release checks for a diagnosis draft against the evidence it cites; on success the confirmation-enforced draft. */
+export function checkDraftRelease(draft: Draft, snapshot: VerifiedSnapshot): DraftReleaseCheck {
+  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot));
+  return violations.length > 0
+    ? { ok: false, violations }
+    : { ok: true, draft: enforceHumanConfirmation(draft) };
+}
