@@ -43,6 +43,7 @@ export class LlmEnv {
   @IsInt() @Min(16) @Max(200_000) LLM_INTENT_ROUTER_MAX_TOKENS: number = 2048;
   @IsInt() @Min(16) @Max(200_000) LLM_SYSTEM_CHAT_MAX_TOKENS: number = 2048;
   @IsInt() @Min(16) @Max(200_000) LLM_KNOWLEDGE_ANSWER_MAX_TOKENS: number = 4096;
+  @IsInt() @Min(16) @Max(200_000) LLM_KNOWLEDGE_GUARD_MAX_TOKENS: number = 4096;
   @IsInt() @Min(16) @Max(200_000) LLM_DIAGNOSIS_AGENT_MAX_TOKENS: number = 8192;
   @IsInt() @Min(16) @Max(200_000) LLM_EVIDENCE_REPAIR_MAX_TOKENS: number = 8192;
   @IsInt() @Min(16) @Max(200_000) LLM_SEMANTIC_GUARD_MAX_TOKENS: number = 4096;
@@ -75,6 +76,7 @@ export function loadLlmConfig(source: Record<string, string | undefined> = proce
     'intent-router': env.LLM_INTENT_ROUTER_MAX_TOKENS,
     'system-chat': env.LLM_SYSTEM_CHAT_MAX_TOKENS,
     'knowledge-answer': env.LLM_KNOWLEDGE_ANSWER_MAX_TOKENS,
+    'knowledge-guard': env.LLM_KNOWLEDGE_GUARD_MAX_TOKENS,
     'diagnosis-agent': env.LLM_DIAGNOSIS_AGENT_MAX_TOKENS,
     'evidence-repair': env.LLM_EVIDENCE_REPAIR_MAX_TOKENS,
     'semantic-guard': env.LLM_SEMANTIC_GUARD_MAX_TOKENS,
