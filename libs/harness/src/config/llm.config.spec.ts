@@ -8,6 +8,7 @@ describe('LLM config', () => {
       'intent-router': 2048,
       'system-chat': 2048,
       'knowledge-answer': 4096,
+      'knowledge-guard': 4096,
       'diagnosis-agent': 8192,
       'evidence-repair': 8192,
       'semantic-guard': 4096,
