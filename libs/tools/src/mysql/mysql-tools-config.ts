@@ -143,6 +143,43 @@ export function parseMysqlToolsConfig(
   });
 }
 
+/** Where the service's own database lives (DB_HOST / DB_PORT / DB_NAME). */
+export interface ServiceDatabase {
+  host: string;
+  port: number;
+  database: string;
+}
+
+/** Loopback spellings name the same server; anything else is compared as written, case-insensitively. */
+function serverKey(host: string, port: number): string {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const loopback = name === 'localhost' || name === '::1' || /^127\./.test(name);
+  return `${loopback ? 'loopback' : name}:${port}`;
+}
+
+/**
+ * query_mysql must never read the service's own database (sessions, trace, audit): a data source on the
+ * same server whose database or any allowed schema is DB_NAME stops start-up, naming the data source.
+ */
+export function refuseServiceDatabase(
+  sources: readonly MysqlDataSourceConfig[],
+  service: ServiceDatabase,
+  origin: string,
+): void {
+  const problems = sources
+    .filter((source) => {
+      if (serverKey(source.host, source.port) !== serverKey(service.host, service.port)) return false;
+      const databases = [source.database, source.defaultSchema, ...source.schemas.keys()];
+      return databases.some((name) => name.toLowerCase() === service.database.toLowerCase());
+    })
+    .map(
+      (source) =>
+        `${origin}: harness.mysql-tools.data-sources.${source.id}: points at the service's own database ` +
+        '(DB_HOST/DB_PORT/DB_NAME); query_mysql may only read a separate business database',
+    );
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+}
+
 export function loadMysqlToolsConfig(
   file: string,
   env: Record<string, string | undefined> = process.env,
