@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { InvocationStore, RunCancelled, ToolBoundary } from '@app/harness';
-import { EvidenceTools, loadMysqlToolsConfig, MysqlQueryExecutor } from '@app/tools';
+import { BUSINESS_SQL_MODE, EvidenceTools, loadMysqlToolsConfig, MysqlQueryExecutor } from '@app/tools';
 import { BusinessDatabase, createBusinessDatabase, dropBusinessDatabase } from './support/business-db';
 import { createHarnessFixture, HarnessFixture, startTestRun } from './support/harness-fixture';
 import { TEST_MYSQL } from './support/test-env';
@@ -184,6 +185,117 @@ describe('query_mysql against a real business database with a read-only account'
     ).rejects.toBeInstanceOf(RunCancelled);
     ctx.close();
     await expectNoRunningSleep();
+  });
+
+  describe('red-team statements (issue 15)', () => {
+    const direct = async (sql: string, params: unknown[] = []) => {
+      const [source] = loadMysqlToolsConfig(allowlist());
+      return fixture.app.get(MysqlQueryExecutor).run(source, sql, params, new AbortController().signal);
+    };
+
+    it.each([
+      [
+        'GROUP BY / HAVING on an alias named like a hidden column',
+        'SELECT COUNT(*) AS card_number FROM biz_order GROUP BY card_number HAVING card_number LIKE ?',
+        ['4111 1111 1111 1123'],
+      ],
+      [
+        'an ORDER BY expression on an alias named like a hidden column',
+        'SELECT order_id, amount AS card_number FROM biz_order ORDER BY (card_number LIKE ?) DESC, order_id LIMIT 1',
+        ['4111 1111 1111 1123'],
+      ],
+      [
+        'WHERE on an alias named like a hidden column',
+        'SELECT order_id, amount AS card_number FROM biz_order WHERE card_number LIKE ?',
+        ['4111 1111 1111 1123'],
+      ],
+    ])('%s: MariaDB reads the hidden column, and the policy refuses it', async (_case, sql, params) => {
+      // The attack is real: run unchecked, the answer depends on the hidden card numbers.
+      const matching = await direct(sql, params);
+      const other = await direct(sql, ['9999%']);
+      expect(JSON.stringify(matching.rows)).not.toEqual(JSON.stringify(other.rows));
+      const { result } = await run('call_alias', { data_source: 'order_readonly', sql, params });
+      expect(result).toMatchObject({ evidence_status: 'ERROR', error_code: 'ALIAS_REFERENCE_NOT_ALLOWED' });
+      expect(String(result.message)).toContain('whole ORDER BY item');
+    });
+
+    it('pins sql_mode on the business session, so a double-quoted text is a string, and refuses it anyway', async () => {
+      const mode = await direct('SELECT @@SESSION.sql_mode AS sql_mode');
+      expect(String(mode.rows[0].sql_mode).split(',').sort()).toEqual(BUSINESS_SQL_MODE.split(',').sort());
+      // Under ANSI_QUOTES the same text reads the hidden column; the pinned session keeps it a string.
+      const ansi = await createConnection({ ...TEST_MYSQL, database: business.schema });
+      try {
+        await ansi.query("SET SESSION sql_mode = 'ANSI_QUOTES'");
+        const [rows] = await ansi.query<RowDataPacket[]>(
+          'SELECT "card_number" AS x FROM biz_order WHERE order_id = \'order-123\'',
+        );
+        expect(rows[0].x).toMatch(/^4111 /);
+      } finally {
+        await ansi.end();
+      }
+      const pinned = await direct('SELECT "card_number" AS x FROM biz_order WHERE order_id = ?', [
+        'order-123',
+      ]);
+      expect(pinned.rows).toEqual([{ x: 'card_number' }]);
+      const { result } = await run('call_ansi', {
+        data_source: 'order_readonly',
+        sql: 'SELECT order_id FROM biz_order WHERE "card_number" LIKE ?',
+        params: ['4111%'],
+      });
+      expect(result).toMatchObject({ evidence_status: 'ERROR', error_code: 'DOUBLE_QUOTES_NOT_ALLOWED' });
+    });
+
+    it.each([
+      'SELECT error_code, COUNT(*) AS n FROM payment_record WHERE created_at >= NOW() - INTERVAL 2 DAY GROUP BY error_code HAVING COUNT(*) > ? ORDER BY n DESC',
+      'SELECT error_code, COUNT(*) AS n FROM payment_record WHERE created_at >= DATE_SUB(NOW(), INTERVAL 2 DAY) GROUP BY error_code HAVING COUNT(*) > ? ORDER BY n DESC',
+      'SELECT error_code, COUNT(*) AS n FROM payment_record WHERE created_at >= CURRENT_TIMESTAMP - INTERVAL 2 DAY AND created_at <= UTC_TIMESTAMP() + INTERVAL 1 DAY GROUP BY error_code HAVING COUNT(*) > ? ORDER BY n DESC',
+    ])('runs the time window %s', async (sql) => {
+      const { result } = await run('call_window', { data_source: 'order_readonly', sql, params: [0] });
+      expect(result).toMatchObject({ evidence_status: 'EVIDENCE_FOUND' });
+      expect(result.rows).toContainEqual({ error_code: 'ERR_TIMEOUT', n: expect.anything() });
+    });
+
+    it('names the allowed tables and columns when refusing', async () => {
+      const table = await run('call_table', {
+        data_source: 'order_readonly',
+        sql: 'SELECT password_hash FROM user_account',
+        params: [],
+      });
+      expect(table.result).toMatchObject({ evidence_status: 'ERROR', error_code: 'TABLE_NOT_ALLOWED' });
+      expect(table.result.message).toContain(
+        'Allowed tables of data source order_readonly: biz_order, payment_record.',
+      );
+      const column = await run('call_column', {
+        data_source: 'order_readonly',
+        sql: 'SELECT card_number FROM biz_order',
+        params: [],
+      });
+      expect(column.result).toMatchObject({ evidence_status: 'ERROR', error_code: 'COLUMN_NOT_ALLOWED' });
+      expect(column.result.message).toContain(
+        'Allowed columns: biz_order: amount, created_at, note, order_id, payment_status, updated_at, user_id.',
+      );
+    });
+  });
+
+  it('refuses to start when a data source points at the service database, naming it', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mysql-tools-')), 'own-db.yaml');
+    writeFileSync(
+      file,
+      readFileSync(allowlist(), 'utf8').replace(
+        /url: mysql:\/\/[^/]+:\d+\/\S+/,
+        `url: mysql://localhost:${TEST_MYSQL.port}/${process.env.DB_NAME}`,
+      ),
+    );
+    const result = spawnSync(process.execPath, ['dist/apps/server/src/main.js'], {
+      env: { ...process.env, MYSQL_TOOLS_CONFIG: file },
+      encoding: 'utf8',
+      timeout: 20000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "harness.mysql-tools.data-sources.order_readonly: points at the service's own database",
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('cannot write through its own connections even when the policy is bypassed', async () => {

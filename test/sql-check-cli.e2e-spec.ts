@@ -7,6 +7,7 @@ interface CorpusEntry {
   sql: string;
   params: unknown[];
   expect: string;
+  class?: string;
 }
 
 const CONFIG = 'test/fixtures/sql-policy-allowlist.yaml';
@@ -41,6 +42,32 @@ describe('sql-check CLI (built)', () => {
     expect(lines.filter((line) => line.allowed)).toHaveLength(
       corpus.filter((entry) => entry.expect === 'ALLOWED').length,
     );
+  });
+
+  it.each([
+    ['alias-shadowing', 30, 5],
+    ['ansi-quotes', 15, 1],
+    ['time-window', 3, 14],
+    ['collate', 7, 1],
+    ['complexity', 7, 3],
+  ])('%s: refuses every attack (%d) and allows the legitimate statements (%d)', (name, refused, allowed) => {
+    const entries = corpus.filter((entry) => entry.class === name);
+    expect(entries.filter((entry) => entry.expect !== 'ALLOWED')).toHaveLength(refused);
+    expect(entries.filter((entry) => entry.expect === 'ALLOWED')).toHaveLength(allowed);
+    const batch = join(mkdtempSync(join(tmpdir(), 'sql-check-')), `${name}.jsonl`);
+    writeFileSync(
+      batch,
+      entries.map((entry) => JSON.stringify({ sql: entry.sql, params: entry.params })).join('\n'),
+    );
+    const result = sqlCheck(['--config', CONFIG, '--data-source', 'order_readonly', '--batch', batch]);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { allowed: boolean; code: string });
+    expect(lines.map((line, index) => [entries[index].sql, line.code])).toEqual(
+      entries.map((entry) => [entry.sql, entry.expect]),
+    );
+    expect(lines.filter((line) => line.allowed)).toHaveLength(allowed);
   });
 
   it('exits 0 with the normalized SQL when allowed and 1 with a code when rejected', () => {

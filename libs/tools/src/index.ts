@@ -11,7 +11,7 @@ export { checkSql, MAX_SQL_LENGTH, SQL_REJECTION_CODES } from './mysql/sql-polic
 export type { SqlPolicyResult, SqlRejectionCode } from './mysql/sql-policy';
 export { EvidenceTools } from './evidence-tools';
 export type { AnyHarnessTool } from './evidence-tools';
-export { MysqlQueryExecutor } from './mysql/mysql-query-executor';
+export { BUSINESS_SQL_MODE, MysqlQueryExecutor } from './mysql/mysql-query-executor';
 export { projectMysqlResult } from './mysql/mysql-result-projector';
 export type { MysqlRawResponse } from './mysql/mysql-result-projector';
 export { queryMysqlSchema } from './mysql/query-mysql.tool';

@@ -1,7 +1,8 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
 import { validateEnv } from '@app/config';
-import { loadMysqlToolsConfig } from '../mysql/mysql-tools-config';
+import { DatabaseEnv } from '@app/trace';
+import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
   /** The separate YAML allowlist of business datasources for query_mysql (seed §9.1). */
@@ -23,11 +24,18 @@ export class ToolsEnv {
 
 export const toolsConfig = registerAs('tools', () => {
   const env = validateEnv(ToolsEnv);
+  const mysqlDataSources = loadMysqlToolsConfig(env.MYSQL_TOOLS_CONFIG);
+  const database = validateEnv(DatabaseEnv);
+  refuseServiceDatabase(
+    mysqlDataSources,
+    { host: database.DB_HOST, port: database.DB_PORT, database: database.DB_NAME },
+    env.MYSQL_TOOLS_CONFIG,
+  );
   return {
     knowledgeBackend: env.KNOWLEDGE_BACKEND,
     pyrag: { baseUrl: env.PYRAG_BASE_URL, mode: env.PYRAG_SEARCH_MODE, timeoutMs: env.PYRAG_TIMEOUT_MS },
     documents: { directory: env.DOCUMENTS_DIR, maxBytes: env.DOCUMENTS_MAX_BYTES },
-    mysqlDataSources: loadMysqlToolsConfig(env.MYSQL_TOOLS_CONFIG),
+    mysqlDataSources,
   };
 });
 export type ToolsConfig = ConfigType<typeof toolsConfig>;

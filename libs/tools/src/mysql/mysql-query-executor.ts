@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import type { PoolConnection as CoreConnection } from 'mysql2';
+import type { Connection as CoreConnection } from 'mysql2';
 import {
   createConnection,
   createPool,
@@ -25,6 +25,29 @@ const UNAVAILABLE_CODES = new Set([
   'ER_DBACCESS_DENIED_ERROR',
 ]);
 
+/**
+ * The sql_mode of every business session. The SQL policy reads statements the default MySQL way; modes
+ * such as ANSI_QUOTES ("x" is an identifier), PIPES_AS_CONCAT, NO_BACKSLASH_ESCAPES, HIGH_NOT_PRECEDENCE
+ * or IGNORE_SPACE would make the server read the checked text differently, so the mode is pinned
+ * instead of inherited from the server's global setting. Valid on MariaDB and MySQL 8.
+ */
+export const BUSINESS_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
+/** The server's answer to `SELECT @@SESSION.sql_mode` must list exactly the pinned modes. */
+export function sqlModeIsPinned(reported: unknown): boolean {
+  if (typeof reported !== 'string') return false;
+  const modes = (text: string) =>
+    text
+      .split(',')
+      .map((mode) => mode.trim().toUpperCase())
+      .filter(Boolean)
+      .sort()
+      .join(',');
+  return modes(reported) === modes(BUSINESS_SQL_MODE);
+}
+
+class SessionNotRestricted extends Error {}
+
 function toRawValue(value: unknown): unknown {
   if (Buffer.isBuffer(value)) return { binary_base64: value.toString('base64') };
   if (value instanceof Date) return value.toISOString();
@@ -33,12 +56,17 @@ function toRawValue(value: unknown): unknown {
 
 /**
  * Runs already-checked SELECTs on the business data sources, never on the service database: one small
- * mysql2 pool per data source, sessions set READ ONLY with a server-side statement timeout, prepared
- * statements with bound params, and KILL QUERY when the run is aborted or the timeout passes.
+ * mysql2 pool per data source, sessions set READ ONLY with a pinned sql_mode and a server-side statement
+ * timeout (verified before a connection's first query), prepared statements with bound params, and
+ * KILL QUERY when the run is aborted or the timeout passes.
  */
 @Injectable()
 export class MysqlQueryExecutor implements OnApplicationShutdown {
   private readonly pools = new Map<string, Promise<Pool>>();
+  /** Session statements per pool, run once on each new connection before its first caller query. */
+  private readonly sessionStatements = new WeakMap<Pool, string[]>();
+  /** Core connections whose session was set up and verified; a pooled connection keeps its session. */
+  private readonly restricted = new WeakSet<CoreConnection>();
   private readonly timeoutMs: number;
 
   constructor(@Inject(harnessConfig.KEY) config: HarnessConfig) {
@@ -55,6 +83,7 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     try {
       const pool = await this.poolFor(source);
       connection = await pool.getConnection();
+      await this.restrictSession(pool, connection);
     } catch (error) {
       throw this.failure(error);
     }
@@ -125,14 +154,6 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     } finally {
       await connection.end();
     }
-    // Every session is read-only with a server-side time limit, whatever the account may do. The
-    // statements are queued on each new connection before any caller's query can be.
-    const session = [
-      'SET SESSION TRANSACTION READ ONLY',
-      version.includes('MariaDB')
-        ? `SET SESSION max_statement_time = ${Math.max(0.001, this.timeoutMs / 1000)}`
-        : `SET SESSION max_execution_time = ${Math.ceil(this.timeoutMs)}`,
-    ];
     const pool = createPool({
       ...this.connectionOptions(source),
       database: source.database || source.defaultSchema,
@@ -143,17 +164,34 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
       supportBigNumbers: true,
       bigNumberStrings: true,
     });
-    pool.on('connection', (pooled) => {
-      // mysql2's promise pool re-emits the core (callback) connection here. A session that could not
-      // be made read-only is destroyed, so the caller's query fails instead of running unrestricted.
-      const core = pooled as unknown as CoreConnection;
-      for (const statement of session) {
-        core.query(statement, (error: unknown) => {
-          if (error) core.destroy();
-        });
-      }
-    });
+    // Every session is read-only, with the pinned sql_mode and a server-side time limit, whatever the
+    // account or the server's globals would give.
+    this.sessionStatements.set(pool, [
+      `SET SESSION sql_mode = '${BUSINESS_SQL_MODE}'`,
+      'SET SESSION TRANSACTION READ ONLY',
+      version.includes('MariaDB')
+        ? `SET SESSION max_statement_time = ${Math.max(0.001, this.timeoutMs / 1000)}`
+        : `SET SESSION max_execution_time = ${Math.ceil(this.timeoutMs)}`,
+    ]);
     return pool;
+  }
+
+  /**
+   * Sets up a connection's session before its first caller query and checks that the server took the
+   * sql_mode; a session that could not be restricted is destroyed, so nothing runs on it (fail closed).
+   */
+  private async restrictSession(pool: Pool, connection: PoolConnection): Promise<void> {
+    const core = connection.connection as unknown as CoreConnection;
+    if (this.restricted.has(core)) return;
+    try {
+      for (const statement of this.sessionStatements.get(pool) ?? []) await connection.query(statement);
+      const [rows] = await connection.query<RowDataPacket[]>('SELECT @@SESSION.sql_mode AS sql_mode');
+      if (!sqlModeIsPinned(rows[0]?.sql_mode)) throw new SessionNotRestricted();
+    } catch (error) {
+      connection.destroy();
+      throw error instanceof SessionNotRestricted ? error : new SessionNotRestricted();
+    }
+    this.restricted.add(core);
   }
 
   private connectionOptions(source: MysqlDataSourceConfig) {
@@ -175,6 +213,12 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
   }
 
   private failure(error: unknown, killed = false): ToolFailure {
+    if (error instanceof SessionNotRestricted) {
+      return new ToolFailure(
+        'DATASOURCE_UNAVAILABLE',
+        'The data source session could not be restricted; nothing was run.',
+      );
+    }
     const { errno, code } = (error ?? {}) as { errno?: number; code?: string };
     if (killed || (errno !== undefined && INTERRUPTED.has(errno))) {
       return new ToolFailure(

@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@app/config';
-import { parseMysqlToolsConfig } from './mysql-tools-config';
+import { parseMysqlToolsConfig, refuseServiceDatabase } from './mysql-tools-config';
 
 const env = { DB_URL: 'mysql://127.0.0.1:3307/order_db', DB_USER: 'reader', DB_PASS: 's3cret' };
 
@@ -35,7 +35,21 @@ describe('parseMysqlToolsConfig', () => {
       'order_id',
       'payment_status',
     ]);
-    expect([...source.functions]).toEqual(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
+    expect([...source.functions]).toEqual([
+      'COUNT',
+      'SUM',
+      'AVG',
+      'MIN',
+      'MAX',
+      'NOW',
+      'CURRENT_TIMESTAMP',
+      'CURRENT_DATE',
+      'CURDATE',
+      'UTC_TIMESTAMP',
+      'UTC_DATE',
+      'DATE_SUB',
+      'DATE_ADD',
+    ]);
   });
 
   it.each([
@@ -72,5 +86,34 @@ describe('parseMysqlToolsConfig', () => {
     expect(() => parseMysqlToolsConfig(broken, 'test.yaml', env)).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
     );
+  });
+});
+
+describe('refuseServiceDatabase', () => {
+  const sources = (url: string, schema = 'order_db') =>
+    parseMysqlToolsConfig(valid.replace(/order_db/g, schema), 'test.yaml', { ...env, DB_URL: url });
+  const service = { host: '127.0.0.1', port: 3307, database: 'superbiz' };
+
+  it.each([
+    ['the same database in the url', 'mysql://127.0.0.1:3307/superbiz', 'order_db'],
+    ['the service database as allowed schema', 'mysql://127.0.0.1:3307', 'superbiz'],
+    ['another spelling of loopback', 'mysql://localhost:3307/superbiz', 'order_db'],
+    ['IPv6 loopback', 'mysql://[::1]:3307/superbiz', 'order_db'],
+    ['another letter case', 'mysql://127.0.0.1:3307/SuperBiz', 'order_db'],
+  ])('stops start-up for %s, naming the data source', (_case, url, schema) => {
+    expect(() => refuseServiceDatabase(sources(url, schema), service, 'test.yaml')).toThrow(
+      new ConfigValidationError([
+        "test.yaml: harness.mysql-tools.data-sources.orders: points at the service's own database " +
+          '(DB_HOST/DB_PORT/DB_NAME); query_mysql may only read a separate business database',
+      ]),
+    );
+  });
+
+  it.each([
+    ['another database on the same server', 'mysql://127.0.0.1:3307/order_db'],
+    ['the same name on another port', 'mysql://127.0.0.1:3306/superbiz'],
+    ['the same name on another host', 'mysql://db-business:3307/superbiz'],
+  ])('accepts %s', (_case, url) => {
+    expect(() => refuseServiceDatabase(sources(url), service, 'test.yaml')).not.toThrow();
   });
 });

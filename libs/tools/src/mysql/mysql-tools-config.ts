@@ -47,7 +47,25 @@ export interface MysqlDataSourceConfig {
   functions: ReadonlySet<string>;
 }
 
-export const DEFAULT_ALLOWED_FUNCTIONS = ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX'];
+/**
+ * Aggregates, plus the clock and date arithmetic SREs need for time windows
+ * (`created_at >= NOW() - INTERVAL 30 MINUTE`): these read no data beyond their checked arguments.
+ */
+export const DEFAULT_ALLOWED_FUNCTIONS = [
+  'COUNT',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'NOW',
+  'CURRENT_TIMESTAMP',
+  'CURRENT_DATE',
+  'CURDATE',
+  'UTC_TIMESTAMP',
+  'UTC_DATE',
+  'DATE_SUB',
+  'DATE_ADD',
+];
 
 function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {
   const name = reference.slice(2, -1);
@@ -123,6 +141,43 @@ export function parseMysqlToolsConfig(
       ),
     };
   });
+}
+
+/** Where the service's own database lives (DB_HOST / DB_PORT / DB_NAME). */
+export interface ServiceDatabase {
+  host: string;
+  port: number;
+  database: string;
+}
+
+/** Loopback spellings name the same server; anything else is compared as written, case-insensitively. */
+function serverKey(host: string, port: number): string {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const loopback = name === 'localhost' || name === '::1' || /^127\./.test(name);
+  return `${loopback ? 'loopback' : name}:${port}`;
+}
+
+/**
+ * query_mysql must never read the service's own database (sessions, trace, audit): a data source on the
+ * same server whose database or any allowed schema is DB_NAME stops start-up, naming the data source.
+ */
+export function refuseServiceDatabase(
+  sources: readonly MysqlDataSourceConfig[],
+  service: ServiceDatabase,
+  origin: string,
+): void {
+  const problems = sources
+    .filter((source) => {
+      if (serverKey(source.host, source.port) !== serverKey(service.host, service.port)) return false;
+      const databases = [source.database, source.defaultSchema, ...source.schemas.keys()];
+      return databases.some((name) => name.toLowerCase() === service.database.toLowerCase());
+    })
+    .map(
+      (source) =>
+        `${origin}: harness.mysql-tools.data-sources.${source.id}: points at the service's own database ` +
+        '(DB_HOST/DB_PORT/DB_NAME); query_mysql may only read a separate business database',
+    );
+  if (problems.length > 0) throw new ConfigValidationError(problems);
 }
 
 export function loadMysqlToolsConfig(

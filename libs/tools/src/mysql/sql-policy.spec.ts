@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMysqlToolsConfig } from './mysql-tools-config';
-import { checkSql, SQL_REJECTION_CODES } from './sql-policy';
+import { checkSql, droppedWords, MAX_SQL_TOKENS, SQL_REJECTION_CODES } from './sql-policy';
 
 interface CorpusEntry {
   sql: string;
@@ -74,14 +74,125 @@ describe('checkSql', () => {
     expect(checkSql(first.normalizedSql, 1, source, MAX_ROWS)).toEqual(first);
   });
 
-  it('gives messages that name the problem without revealing the allowlist', () => {
-    const result = checkSql('SELECT card_number FROM biz_order', 0, source, MAX_ROWS);
-    expect(result).toEqual({
-      allowed: false,
-      code: 'COLUMN_NOT_ALLOWED',
-      message: 'Column card_number is not allowlisted for the tables in this query.',
+  it.each([
+    [
+      'SELECT card_number FROM biz_order',
+      'COLUMN_NOT_ALLOWED',
+      'Column card_number is not allowlisted for the tables in this query. Allowed columns: biz_order: ' +
+        'amount, created_at, order_id, payment_status, updated_at, user_id.',
+    ],
+    [
+      'SELECT o.order_id, p.raw_payload FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      'COLUMN_NOT_ALLOWED',
+      'Column payment_record.raw_payload is not allowlisted. Allowed columns: payment_record: channel, ' +
+        'created_at, error_code, latency_ms, order_id, payment_id, status, updated_at.',
+    ],
+    [
+      'SELECT password FROM user_account',
+      'TABLE_NOT_ALLOWED',
+      'Table order_db.user_account is not allowlisted. Allowed tables of data source order_readonly: ' +
+        'biz_order, ops_db.incident, payment_record.',
+    ],
+    [
+      'SELECT order_id FROM other_db.biz_order',
+      'SCHEMA_NOT_ALLOWED',
+      'Schema other_db is not allowlisted for this data source. Allowed tables of data source ' +
+        'order_readonly: biz_order, ops_db.incident, payment_record.',
+    ],
+    [
+      'SELECT x.order_id FROM biz_order o',
+      'TABLE_NOT_ALLOWED',
+      "Unknown table reference x; this query's tables are o (biz_order).",
+    ],
+    [
+      'SELECT COUNT(*) AS card_number FROM biz_order GROUP BY card_number',
+      'ALIAS_REFERENCE_NOT_ALLOWED',
+      'card_number is a select alias, not a column; an alias may only be a whole ORDER BY item ' +
+        '(ORDER BY card_number DESC). In GROUP BY repeat the expression instead ' +
+        '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+    ],
+    [
+      'SELECT order_id FROM biz_order WHERE order_id = "x"',
+      'DOUBLE_QUOTES_NOT_ALLOWED',
+      "Double quotes are not allowed: write strings in single quotes ('x') and identifiers bare or in backticks.",
+    ],
+  ])('names what is allowed instead: %s', (sql, code, message) => {
+    expect(checkSql(sql, 0, source, MAX_ROWS)).toEqual({ allowed: false, code, message });
+  });
+
+  it('lists allowed names in a deterministic, bounded way, never a hidden one', () => {
+    const columns = Array.from({ length: 200 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+    const wide = {
+      ...source,
+      schemas: new Map([['order_db', new Map([['wide', { columns: new Set([...columns].reverse()) }]])]]),
+    };
+    const result = checkSql('SELECT secret FROM wide', 0, wide, MAX_ROWS);
+    if (result.allowed) throw new Error('allowed');
+    expect(result.message).toContain('wide: c000, c001, c002');
+    expect(result.message).toContain('(140 more)');
+    expect(result.message).not.toContain('c060');
+    expect(result.message.length).toBeLessThan(700);
+    expect(checkSql('SELECT secret FROM wide', 0, wide, MAX_ROWS)).toEqual(result);
+  });
+
+  it.each([
+    [
+      'SELECT error_code, COUNT(*) AS n FROM payment_record GROUP BY error_code HAVING COUNT(*) > ? ORDER BY n DESC',
+      1,
+      'SELECT `error_code`, COUNT(*) AS `n` FROM `payment_record` GROUP BY `error_code` HAVING COUNT(*) > ? ORDER BY `n` DESC LIMIT 50',
+    ],
+    [
+      'SELECT order_id FROM biz_order WHERE created_at >= NOW() - INTERVAL 30 MINUTE',
+      0,
+      'SELECT `order_id` FROM `biz_order` WHERE `created_at` >= NOW() - INTERVAL 30 MINUTE LIMIT 50',
+    ],
+    [
+      'SELECT COUNT(*) AS n FROM payment_record WHERE created_at >= CURRENT_TIMESTAMP - INTERVAL 1 DAY',
+      0,
+      'SELECT COUNT(*) AS `n` FROM `payment_record` WHERE `created_at` >= CURRENT_TIMESTAMP - INTERVAL 1 DAY LIMIT 50',
+    ],
+    [
+      'SELECT COUNT(*) AS n FROM payment_record WHERE created_at >= DATE_SUB(NOW(), INTERVAL 1 HOUR)',
+      0,
+      'SELECT COUNT(*) AS `n` FROM `payment_record` WHERE `created_at` >= DATE_SUB(NOW(), INTERVAL 1 HOUR) LIMIT 50',
+    ],
+  ])('runs exactly what it checked: %s', (sql, params, normalized) => {
+    expect(checkSql(sql, params, source, MAX_ROWS)).toEqual({
+      allowed: true,
+      normalizedSql: normalized,
+      placeholders: params,
     });
-    expect(JSON.stringify(result)).not.toContain('payment_status');
+  });
+
+  it('refuses a deep statement that passes the token caps once parsed, with the same code', () => {
+    const sql = `SELECT order_id FROM biz_order WHERE amount = ${Array(150).fill('1').join(' + ')}`;
+    expect(sql.split(' ').length).toBeLessThan(MAX_SQL_TOKENS);
+    expect(checkSql(sql, 0, source, MAX_ROWS)).toMatchObject({ code: 'SQL_TOO_COMPLEX' });
+  });
+  it.each([
+    [
+      'SELECT a FROM t WHERE a = ? COLLATE utf8mb4_bin',
+      'SELECT `a` FROM `t` WHERE `a` = ?',
+      ['COLLATE', 'UTF8MB4_BIN'],
+    ],
+    [
+      'SELECT CASE WHEN a THEN 1 END COLLATE x AS z FROM t',
+      'SELECT CASE WHEN `a` THEN 1 END AS `z` FROM `t`',
+      ['COLLATE', 'X'],
+    ],
+    [
+      "SELECT a FROM t WHERE a = 'COLLATE' AND b = 1",
+      "SELECT `a` FROM `t` WHERE `a` = 'COLLATE' AND `b` = 1 LIMIT 5",
+      [],
+    ],
+    [
+      'SELECT a FROM t o LEFT OUTER JOIN u p ON p.a = o.a',
+      'SELECT `a` FROM `t` AS `o` LEFT JOIN `u` AS `p` ON `p`.`a` = `o`.`a`',
+      [],
+    ],
+    ['select `a` from t where a = 1e3', 'SELECT `a` FROM `t` WHERE `a` = 1000', []],
+  ])('finds words the parser dropped: %s', (original, regenerated, dropped) => {
+    expect(droppedWords(original, regenerated)).toEqual(dropped);
   });
 
   it('lets a data source allowlist extra functions', () => {

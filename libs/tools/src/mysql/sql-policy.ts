@@ -5,7 +5,10 @@ import type { MysqlDataSourceConfig } from './mysql-tools-config';
 export const SQL_REJECTION_CODES = [
   'SQL_EMPTY',
   'SQL_TOO_LONG',
+  'SQL_TOO_COMPLEX',
   'COMMENT_NOT_ALLOWED',
+  'DOUBLE_QUOTES_NOT_ALLOWED',
+  'COLLATE_NOT_ALLOWED',
   'EXECUTABLE_COMMENT',
   'VARIABLE_NOT_ALLOWED',
   'PARSE_ERROR',
@@ -26,6 +29,7 @@ export const SQL_REJECTION_CODES = [
   'TABLE_NOT_ALLOWED',
   'COLUMN_NOT_ALLOWED',
   'AMBIGUOUS_COLUMN',
+  'ALIAS_REFERENCE_NOT_ALLOWED',
   'FUNCTION_NOT_ALLOWED',
   'OPERATOR_NOT_ALLOWED',
   'PLACEHOLDER_MISMATCH',
@@ -39,6 +43,16 @@ export type SqlPolicyResult =
   | { allowed: false; code: SqlRejectionCode; message: string };
 
 export const MAX_SQL_LENGTH = 8000;
+/**
+ * Parse cost grows with the token count and nesting (about 0.2 s for 2000 `NOT`s), so both are capped
+ * before the parser runs, and the AST is measured again after it; legitimate SRE queries stay far below.
+ */
+export const MAX_SQL_TOKENS = 600;
+export const MAX_PAREN_DEPTH = 16;
+/** Consecutive prefix operators (`NOT NOT …`, `- - …`): useless beyond a couple, and costly to parse. */
+export const MAX_PREFIX_OPERATOR_RUN = 3;
+export const MAX_AST_DEPTH = 64;
+export const MAX_AST_NODES = 4000;
 
 const WRITE_TYPES = new Set([
   'insert',
@@ -87,7 +101,6 @@ const UNARY_OPERATORS = new Set(['NOT', '-', '+']);
 const LITERALS = new Set([
   'number',
   'single_quote_string',
-  'double_quote_string',
   'string',
   'bool',
   'boolean',
@@ -134,35 +147,118 @@ type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const COMMENT_MESSAGE = 'Comments are not allowed in SQL; remove them.';
+const TOO_COMPLEX_MESSAGE =
+  `The SQL is too complex (at most ${MAX_SQL_TOKENS} tokens, ${MAX_PAREN_DEPTH} nested parentheses, ` +
+  `${MAX_PREFIX_OPERATOR_RUN} operators like NOT in a row); split it into simpler queries.`;
+const PREFIX_OPERATORS = new Set(['NOT', '!', '~', '-', '+']);
+const WORD = /[A-Za-z0-9_$\u0080-\uffff]/;
+
 /**
- * Scans the raw text outside quoted strings and identifiers. Comments are refused outright: the parser
- * drops them, and MySQL executes `/*! ... *\/` bodies. Session and user variables are refused too.
+ * Scans the raw text outside quoted strings and identifiers before anything is parsed. Comments are
+ * refused outright: the parser drops them, and MySQL executes `/*! ... *\/` bodies. Session and user
+ * variables are refused; so are double quotes (an identifier, not a string, under ANSI_QUOTES) and
+ * COLLATE (which the parser silently drops in several positions). Token count and nesting are capped
+ * here, so a hostile statement costs no parse time.
  */
 function checkLexically(sql: string): void {
-  let quote: string | null = null;
+  let tokens = 0;
+  let depth = 0;
+  let prefixRun = 0;
+  const token = (text: string) => {
+    tokens += 1;
+    prefixRun = PREFIX_OPERATORS.has(text.toUpperCase()) ? prefixRun + 1 : 0;
+    if (tokens > MAX_SQL_TOKENS || prefixRun > MAX_PREFIX_OPERATOR_RUN)
+      reject('SQL_TOO_COMPLEX', TOO_COMPLEX_MESSAGE);
+  };
   for (let i = 0; i < sql.length; i += 1) {
     const char = sql[i];
-    if (quote) {
-      if (char === '\\' && quote !== '`') i += 1;
-      else if (char === quote) {
-        if (sql[i + 1] === quote) i += 1;
-        else quote = null;
+    if (char === "'" || char === '`') {
+      let end = i + 1;
+      for (; end < sql.length; end += 1) {
+        if (sql[end] === '\\' && char === "'") end += 1;
+        else if (sql[end] === char) {
+          if (sql[end + 1] === char) end += 1;
+          else break;
+        }
       }
-      continue;
-    }
-    if (char === "'" || char === '"' || char === '`') quote = char;
-    else if (char === '/' && sql[i + 1] === '*') {
+      if (end >= sql.length)
+        reject('PARSE_ERROR', 'The SQL has an unterminated quoted string or identifier.');
+      token(sql.slice(i, end + 1));
+      i = end;
+    } else if (char === '"') {
+      reject(
+        'DOUBLE_QUOTES_NOT_ALLOWED',
+        "Double quotes are not allowed: write strings in single quotes ('x') and identifiers bare or in backticks.",
+      );
+    } else if (char === '/' && sql[i + 1] === '*') {
       const body = sql.slice(i + 2, i + 4);
       if (body.startsWith('!') || body.startsWith('M!'))
         reject('EXECUTABLE_COMMENT', 'MySQL executable comments (/*! ... */) are not allowed.');
-      reject('COMMENT_NOT_ALLOWED', 'Comments are not allowed in SQL; remove them.');
+      reject('COMMENT_NOT_ALLOWED', COMMENT_MESSAGE);
     } else if (char === '#' || (char === '-' && sql[i + 1] === '-')) {
-      reject('COMMENT_NOT_ALLOWED', 'Comments are not allowed in SQL; remove them.');
+      reject('COMMENT_NOT_ALLOWED', COMMENT_MESSAGE);
     } else if (char === '@') {
       reject('VARIABLE_NOT_ALLOWED', 'User and system variables (@x, @@x) are not allowed.');
+    } else if (WORD.test(char)) {
+      let end = i + 1;
+      while (end < sql.length && WORD.test(sql[end])) end += 1;
+      const word = sql.slice(i, end);
+      if (word.toUpperCase() === 'COLLATE')
+        reject('COLLATE_NOT_ALLOWED', 'COLLATE is not allowed; compare without it.');
+      token(word);
+      i = end - 1;
+    } else if (char === '(') {
+      depth += 1;
+      if (depth > MAX_PAREN_DEPTH) reject('SQL_TOO_COMPLEX', TOO_COMPLEX_MESSAGE);
+      token(char);
+    } else if (char === ')') {
+      depth -= 1;
+      token(char);
+    } else if (!/\s/.test(char)) {
+      token(char);
     }
   }
-  if (quote) reject('PARSE_ERROR', 'The SQL has an unterminated quoted string or identifier.');
+}
+
+/** Depth and node count of the parsed statement, walked without recursion. */
+function checkAstSize(root: unknown): void {
+  const stack: [unknown, number][] = [[root, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    nodes += 1;
+    if (nodes > MAX_AST_NODES || depth > MAX_AST_DEPTH) reject('SQL_TOO_COMPLEX', TOO_COMPLEX_MESSAGE);
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+}
+
+/**
+ * Upper-cased words of the text outside single-quoted strings, backticked identifiers included, with
+ * their counts. A word of the original that the regenerated SQL has fewer of was dropped by the parser.
+ */
+function wordCounts(sql: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const add = (word: string) => counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const match of sql.matchAll(
+    /'(?:[^'\\]|\\.|'')*'|`((?:[^`]|``)*)`|([A-Za-z_][A-Za-z0-9_$]*)|[0-9][A-Za-z0-9_$.]*/g,
+  )) {
+    if (match[1] !== undefined) add(match[1].replace(/``/g, '`').toUpperCase());
+    else if (match[2] !== undefined) add(match[2].toUpperCase());
+  }
+  return counts;
+}
+
+/** Words the regenerated SQL may legitimately drop (`LEFT OUTER JOIN` is written `LEFT JOIN`). */
+const DROPPABLE_WORDS = new Set(['OUTER']);
+
+/** Words of `original` that `regenerated` has fewer of: syntax the parser silently dropped. */
+export function droppedWords(original: string, regenerated: string): string[] {
+  const after = wordCounts(regenerated);
+  return [...wordCounts(original)]
+    .filter(([word, count]) => !DROPPABLE_WORDS.has(word) && (after.get(word) ?? 0) < count)
+    .map(([word]) => word);
 }
 
 interface ScopeTable {
@@ -236,7 +332,19 @@ class SelectChecker {
       for (const column of (group.columns as unknown[]) ?? []) this.expression(column, 'group');
     }
     if (ast.having) this.expression(ast.having, 'having');
-    for (const order of (ast.orderby as Node[] | null) ?? []) this.expression(order.expr, 'order');
+    for (const order of (ast.orderby as Node[] | null) ?? []) {
+      // Only a whole ORDER BY item is resolved to a select alias before a table column, by MariaDB and
+      // MySQL alike; everywhere else a name that is also a hidden column would read that column.
+      if (this.isAliasItem(order.expr)) continue;
+      this.expression(order.expr, 'order');
+    }
+  }
+
+  private isAliasItem(expr: unknown): boolean {
+    if (!isNode(expr) || expr.type !== 'column_ref' || expr.table || expr.collate || expr.parentheses)
+      return false;
+    const name = identifier(expr.column);
+    return name !== null && this.selectAliases.has(name);
   }
 
   private resolveFrom(from: unknown): void {
@@ -266,12 +374,20 @@ class SelectChecker {
         reject('METADATA_NOT_ALLOWED', 'System schemas (information_schema, mysql, ...) are not allowed.');
       const allowedTables =
         this.source.schemas.get(schema) ??
-        reject('SCHEMA_NOT_ALLOWED', `Schema ${schema} is not allowlisted for this data source.`);
+        reject(
+          'SCHEMA_NOT_ALLOWED',
+          `Schema ${schema} is not allowlisted for this data source. ${allowedTablesText(this.source)}`,
+        );
       const allowed =
         allowedTables.get(table) ??
-        reject('TABLE_NOT_ALLOWED', `Table ${schema}.${table} is not allowlisted.`);
+        reject(
+          'TABLE_NOT_ALLOWED',
+          `Table ${schema}.${table} is not allowlisted. ${allowedTablesText(this.source)}`,
+        );
       const alias = identifier(item.as) ?? table;
-      if (this.scope.some((entry) => entry.alias === alias))
+      // Case-insensitive: servers with lower_case_table_names fold aliases, and two aliases that differ
+      // only in case must not resolve differently here and there.
+      if (this.scope.some((entry) => entry.alias.toLowerCase() === alias.toLowerCase()))
         reject('AMBIGUOUS_COLUMN', `Table alias ${alias} is used twice.`);
       this.scope.push({ alias, schema, table, columns: allowed.columns });
     });
@@ -359,7 +475,7 @@ class SelectChecker {
   }
 
   private column(node: Node, clause: Clause): void {
-    if (node.collate) reject('UNSUPPORTED_SYNTAX', 'COLLATE is not allowed.');
+    if (node.collate) reject('COLLATE_NOT_ALLOWED', 'COLLATE is not allowed; compare without it.');
     const column = identifier(node.column);
     if (!column) return reject('UNSUPPORTED_SYNTAX', 'Unsupported column reference.');
     if (column === '*') reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * and t.* are not allowed.');
@@ -370,19 +486,70 @@ class SelectChecker {
         this.scope.find(
           (candidate) => candidate.alias === qualifier && (!schema || candidate.schema === schema),
         ) ??
-        reject('TABLE_NOT_ALLOWED', `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}.`);
+        reject(
+          'TABLE_NOT_ALLOWED',
+          `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}; this query's tables are ` +
+            `${this.scope.map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`)).join(', ')}.`,
+        );
       if (!entry.columns.has(column))
-        reject('COLUMN_NOT_ALLOWED', `Column ${entry.table}.${column} is not allowlisted.`);
+        reject(
+          'COLUMN_NOT_ALLOWED',
+          `Column ${entry.table}.${column} is not allowlisted. ${allowedColumnsText([entry])}`,
+        );
       return;
     }
     const owners = this.scope.filter((entry) => entry.columns.has(column));
     if (owners.length === 1) return;
     if (owners.length > 1)
       reject('AMBIGUOUS_COLUMN', `Column ${column} is ambiguous; qualify it with a table alias.`);
-    if ((clause === 'group' || clause === 'having' || clause === 'order') && this.selectAliases.has(column))
-      return;
-    reject('COLUMN_NOT_ALLOWED', `Column ${column} is not allowlisted for the tables in this query.`);
+    if (this.selectAliases.has(column))
+      reject(
+        'ALIAS_REFERENCE_NOT_ALLOWED',
+        `${column} is a select alias, not a column; an alias may only be a whole ORDER BY item ` +
+          `(ORDER BY ${column} DESC). In ${CLAUSE_NAMES[clause]} repeat the expression instead ` +
+          '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+      );
+    reject(
+      'COLUMN_NOT_ALLOWED',
+      `Column ${column} is not allowlisted for the tables in this query. ${allowedColumnsText(this.scope)}`,
+    );
   }
+}
+
+const CLAUSE_NAMES: Record<Clause, string> = {
+  select: 'the select list',
+  where: 'WHERE',
+  join: 'a join condition',
+  group: 'GROUP BY',
+  having: 'HAVING',
+  order: 'an ORDER BY expression',
+};
+
+/** Bounds of the allowlist excerpts in refusal messages, so a large allowlist cannot flood the agent. */
+const MAX_LISTED_TABLES = 40;
+const MAX_LISTED_COLUMNS = 60;
+
+function bounded(names: string[], max: number): string {
+  const sorted = [...names].sort();
+  const shown = sorted.slice(0, max).join(', ');
+  return sorted.length > max ? `${shown}, … (${sorted.length - max} more)` : shown;
+}
+
+/** The tables of the data source; those of the default schema unqualified, the others as schema.table. */
+function allowedTablesText(source: MysqlDataSourceConfig): string {
+  const tables: string[] = [];
+  for (const [schema, schemaTables] of source.schemas) {
+    for (const table of schemaTables.keys())
+      tables.push(schema === source.defaultSchema ? table : `${schema}.${table}`);
+  }
+  return `Allowed tables of data source ${source.id}: ${bounded(tables, MAX_LISTED_TABLES)}.`;
+}
+
+function allowedColumnsText(tables: readonly ScopeTable[]): string {
+  const perTable = Math.max(1, Math.floor(MAX_LISTED_COLUMNS / Math.max(1, tables.length)));
+  return `Allowed columns: ${tables
+    .map((entry) => `${entry.table}: ${bounded([...entry.columns], perTable)}`)
+    .join('; ')}.`;
 }
 
 function statementType(ast: Node): string {
@@ -454,6 +621,7 @@ function checkOnce(
       'Exactly one statement is allowed.',
     );
   const ast = statements[0] as Node;
+  checkAstSize(ast);
   const type = statementType(ast);
   if (WRITE_TYPES.has(type)) reject('WRITE_NOT_ALLOWED', 'Only read-only SELECT statements are allowed.');
   if (METADATA_TYPES.has(type))
@@ -485,6 +653,8 @@ export function checkSql(
 ): SqlPolicyResult {
   try {
     const first = checkOnce(sql, paramCount, source, maxRows);
+    if (droppedWords(sql, first.normalizedSql).length > 0)
+      reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
     const second = checkOnce(first.normalizedSql, paramCount, source, maxRows);
     if (second.normalizedSql !== first.normalizedSql) {
       reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
