@@ -22,7 +22,9 @@ export type QueryMysqlArgs = z.infer<typeof queryMysqlSchema>;
 const DESCRIPTION = [
   'Run one read-only, parameterised SELECT on an allowlisted business database (orders, payments).',
   'Use it for the current state of specific records or small aggregates. Name columns explicitly, bind every value with ?,',
-  'use only INNER/LEFT JOIN, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT and COUNT/SUM/AVG/MIN/MAX.',
+  'use only INNER/LEFT JOIN, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, COUNT/SUM/AVG/MIN/MAX and time windows',
+  '(NOW() - INTERVAL 30 MINUTE, DATE_SUB, CURRENT_TIMESTAMP). A select alias may only be a whole ORDER BY item',
+  '(ORDER BY n DESC); in GROUP BY/HAVING repeat the column or expression. Strings take single quotes, never double.',
   'Not for logs, documents, schema discovery (SHOW, DESCRIBE, information_schema) or any write.',
   '查询业务库（只读、参数化 SELECT），用于订单/支付等实时数据核对。',
 ].join(' ');
