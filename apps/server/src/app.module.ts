@@ -5,6 +5,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
 import { HarnessModule } from '@app/harness';
@@ -32,6 +33,7 @@ import { WebUiModule } from './web/web-ui.module';
       }),
     }),
     TerminusModule,
+    AuthModule,
     TraceModule,
     HarnessModule,
     ToolsModule,

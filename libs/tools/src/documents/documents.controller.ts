@@ -11,19 +11,19 @@ import {
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { RequireApiKey } from '@app/trace';
+import { RequireApiKey } from '@app/auth';
 import { DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
 
 @ApiTags('documents')
-@RequireApiKey('chat')
 @Controller('api')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Post('documents/upload')
+  @RequireApiKey('knowledge_admin')
   @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -53,6 +53,7 @@ export class DocumentsController {
   }
 
   @Post('upload')
+  @RequireApiKey('knowledge_admin')
   @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -71,24 +72,28 @@ export class DocumentsController {
   }
 
   @Get('documents/status/:status')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: [DocumentDto] })
   async byStatus(@Param('status') status: string): Promise<DocumentDto[]> {
     return (await this.documents.listByStatus(status)).map(DocumentDto.of);
   }
 
   @Get('documents/faultSource/:faultSource')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: [DocumentDto] })
   async byFaultSource(@Param('faultSource') faultSource: string): Promise<DocumentDto[]> {
     return (await this.documents.listByFaultSource(faultSource)).map(DocumentDto.of);
   }
 
   @Get('documents/:docId')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: DocumentDto })
   async get(@Param('docId') docId: string): Promise<DocumentDto> {
     return DocumentDto.of(await this.documents.get(docId));
   }
 
   @Delete('documents/:docId')
+  @RequireApiKey('knowledge_admin')
   @HttpCode(204)
   async delete(@Param('docId') docId: string): Promise<void> {
     await this.documents.delete(docId);

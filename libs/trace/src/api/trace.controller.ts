@@ -1,6 +1,6 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireApiKey } from '../access/api-key.guard';
+import { ApiCaller, Caller, RequireApiKey } from '@app/auth';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
 import { RunRepository } from '../repositories/run.repository';
@@ -37,7 +37,8 @@ function runSummary(run: DiagnosisRunEntity) {
 /**
  * Trace (trace_reader) and reasoning audit (auditor) of a session's runs. The trace is bounded metadata
  * only — no reasoning or assistant text, raw tool payloads, SQL or log bodies; those stay in the
- * restricted audit endpoint and in Redis. A run of another session is reported as not found.
+ * restricted audit endpoint and in Redis. A run of another session is reported as not found, and so is
+ * a session of another API key unless the caller is also an auditor.
  */
 @ApiTags('trace')
 @Controller('api/diagnosis/:sessionId/trace')
@@ -52,8 +53,15 @@ export class TraceController {
   @Get()
   @RequireApiKey('trace_reader')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
-  async trace(@Param('sessionId') sessionId: string, @Query() query: TraceQueryDto) {
-    const session = (await this.runs.findSession(sessionId)) ?? notFound('session');
+  async trace(
+    @Param('sessionId') sessionId: string,
+    @Query() query: TraceQueryDto,
+    @Caller() caller: ApiCaller,
+  ) {
+    const session = await this.runs.findSession(sessionId);
+    if (!session || !(session.ownerKeyDigest === caller.keyDigest || caller.roles.includes('auditor'))) {
+      notFound('session');
+    }
     const sessionView = {
       session_id: session.sessionId,
       created_at: iso(session.createdAt),
