@@ -11,7 +11,13 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiSecurity,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { ApiRole, authConfig, AuthConfig } from './auth.config';
@@ -20,8 +26,9 @@ import { ApiErrorDto } from './api-error.dto';
 const REQUIRED_ROLE = 'superbiz:required-role';
 const CALLER = Symbol('superbiz:api-caller');
 
-/** The OpenAPI security scheme name of the API key (the Authorize button of /api/docs). */
+/** The OpenAPI security schemes of the API key (the Authorize button of /api/docs): header or bearer. */
 export const API_KEY_SCHEME = 'api-key';
+export const BEARER_SCHEME = 'bearer';
 
 /** Who called: the SHA-256 (hex) of the presented key, which owns the sessions it creates, and its roles. */
 export interface ApiCaller {
@@ -86,8 +93,13 @@ export function RequireApiKey(role: ApiRole): ClassDecorator & MethodDecorator {
   return applyDecorators(
     SetMetadata(REQUIRED_ROLE, role),
     ApiSecurity(API_KEY_SCHEME),
+    ApiBearerAuth(BEARER_SCHEME),
     ApiUnauthorizedResponse({ type: ApiErrorDto, description: 'No API key, or not a valid one' }),
     ApiForbiddenResponse({ type: ApiErrorDto, description: `The API key lacks the ${role} role` }),
+    ApiTooManyRequestsResponse({
+      type: ApiErrorDto,
+      description: 'Rate limit (THROTTLE_LIMIT per THROTTLE_TTL_MS)',
+    }),
   );
 }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, Caller, RequireApiKey } from '@app/auth';
+import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
 import { ChatCapacity } from './chat-capacity';
 import { ChatApplicationUseCase, UnknownSession } from './chat-application.use-case';
@@ -32,9 +32,30 @@ export class ChatController {
   })
   @ApiBody({ type: ChatRequestDto })
   @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: 'text/event-stream' })
-  @ApiResponse({ status: 400, description: 'Invalid body' })
-  @ApiResponse({ status: 503, description: 'At capacity; see Retry-After' })
+  @ApiResponse({
+    status: 200,
+    description:
+      'Named server-sent events in this order: metadata {session_id, run_id} → status* {code, message} → ' +
+      'content {content_type, payload} | failure {code, message} → done {outcome}; heartbeat comments between',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({
+    status: 400,
+    type: ApiErrorDto,
+    description: 'Invalid body, or a body the service cannot read',
+  })
+  @ApiResponse({
+    status: 404,
+    type: ApiErrorDto,
+    description: 'session_id never issued, or of another API key',
+  })
+  @ApiResponse({ status: 413, type: ApiErrorDto, description: 'Body over 100 KB' })
+  @ApiResponse({ status: 415, type: ApiErrorDto, description: 'Unsupported charset or content encoding' })
+  @ApiResponse({
+    status: 503,
+    type: ApiErrorDto,
+    description: 'At capacity or cannot start a run; see Retry-After',
+  })
   async chat(@Body() body: ChatRequestDto, @Caller() caller: ApiCaller, @Res() res: Response): Promise<void> {
     const client = new AbortController();
     // 'close' on the response (not the request) is the client going away; after end() it is not.

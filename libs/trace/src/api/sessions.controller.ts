@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, Caller, RequireApiKey } from '@app/auth';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
 import { SessionListDto, SessionsQueryDto } from './sessions.dto';
 
@@ -14,6 +14,7 @@ export class SessionsController {
   @RequireApiKey('trace_reader')
   @ApiOperation({ summary: 'Sessions created by the calling API key, newest run first' })
   @ApiOkResponse({ type: SessionListDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or offset' })
   async list(@Query() query: SessionsQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;

@@ -1,16 +1,25 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, Caller, RequireApiKey } from '@app/auth';
+import {
+  ApiBadRequestResponse,
+  ApiExtraModels,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
 import { RunRepository } from '../repositories/run.repository';
 import { TimelineRepository } from '../repositories/timeline.repository';
 import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
 import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
+import { RunReasoningDto, RunSummaryDto, RunTraceDto, SessionRunsDto } from './trace.dto';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function runSummary(run: DiagnosisRunEntity) {
+function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
   return {
     run_id: run.runId,
     query: run.query,
@@ -41,6 +50,9 @@ function runSummary(run: DiagnosisRunEntity) {
  * a session of another API key unless the caller is also an auditor.
  */
 @ApiTags('trace')
+@ApiExtraModels(SessionRunsDto, RunTraceDto)
+@ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid runId, limit or offset' })
+@ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such session or run (or not the caller’s)' })
 @Controller('api/diagnosis/:sessionId/trace')
 export class TraceController {
   constructor(
@@ -53,11 +65,15 @@ export class TraceController {
   @Get()
   @RequireApiKey('trace_reader')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
+  @ApiOkResponse({
+    description: 'With runId: RunTraceDto; without: SessionRunsDto',
+    schema: { oneOf: [{ $ref: getSchemaPath(RunTraceDto) }, { $ref: getSchemaPath(SessionRunsDto) }] },
+  })
   async trace(
     @Param('sessionId') sessionId: string,
     @Query() query: TraceQueryDto,
     @Caller() caller: ApiCaller,
-  ) {
+  ): Promise<RunTraceDto | SessionRunsDto> {
     const session = await this.runs.findSession(sessionId);
     if (!session || !(session.ownerKeyDigest === caller.keyDigest || caller.roles.includes('auditor'))) {
       notFound('session');
@@ -125,7 +141,11 @@ export class TraceController {
     summary:
       'Restricted: per model step, the provider reasoning and assistant text, or the explicit UNAVAILABLE marker',
   })
-  async reasoning(@Param('sessionId') sessionId: string, @Query() query: ReasoningQueryDto) {
+  @ApiOkResponse({ type: RunReasoningDto })
+  async reasoning(
+    @Param('sessionId') sessionId: string,
+    @Query() query: ReasoningQueryDto,
+  ): Promise<RunReasoningDto> {
     const run = await this.runOf(sessionId, query.runId);
     const rows = await this.steps.listReasoning(run.runId);
     return {
