@@ -2,7 +2,7 @@ import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
-import { chatFetch, TEST_MYSQL, adminFetch } from './support/test-env';
+import { adminFetch, TEST_MYSQL } from './support/test-env';
 
 const suite = useStubbedApp({ HARNESS_AGENT_MAX_MODEL_CALLS: '6' });
 const { stub } = suite;

@@ -3,7 +3,7 @@ import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
-import { chatFetch, TEST_MYSQL, adminFetch } from './support/test-env';
+import { adminFetch, TEST_MYSQL } from './support/test-env';
 
 const suite = useStubbedApp({
   HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '400',

@@ -6,7 +6,7 @@ import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
 import { EvidenceTools } from '@app/tools';
 import { RunRepository } from '@app/trace';
 import { RunningApp, startApp } from './support/app-under-test';
-import { chatFetch, adminFetch } from './support/test-env';
+import { adminFetch, chatFetch } from './support/test-env';
 
 const documentsDir = mkdtempSync(join(tmpdir(), 'superbiz-docs-'));
 const ENV = { DOCUMENTS_DIR: documentsDir, DOCUMENTS_MAX_BYTES: '8192' };

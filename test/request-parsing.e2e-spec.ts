@@ -63,13 +63,7 @@ describe('request parsing errors and credentials in URLs', () => {
       400,
       'request body is nested too deeply (more than 32 levels)',
     ],
-    [
-      'a JSON body that is not an object or array',
-      json,
-      '"just a string"',
-      400,
-      expect.any(String),
-    ],
+    ['a JSON body that is not an object or array', json, '"just a string"', 400, expect.any(String)],
   ])('answers %s with a clear JSON error, never 500', async (_name, headers, body, status, message) => {
     const response = await send(app.baseUrl, '/api/chat', headers, body);
     expect(response.status).toBe(status);
