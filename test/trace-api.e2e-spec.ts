@@ -7,7 +7,7 @@ import { StubLlmServer } from './support/stub-llm/stub-llm-server';
 import { TEST_KEYS, TEST_MYSQL } from './support/test-env';
 
 /** The session's owner: it chats and reads its own traces. */
-const OWNER = TEST_KEYS.operator;
+const OWNER = TEST_KEYS.sessionOwner;
 /** A trace_reader key that did not create the session. */
 const READER = TEST_KEYS.traceReader;
 const AUDITOR = TEST_KEYS.auditor;

@@ -16,6 +16,8 @@ export const TEST_KEYS = {
   traceReader: 'e2e-trace-reader-key-0001',
   auditor: 'e2e-auditor-key-000001',
   knowledgeAdmin: 'e2e-knowledge-admin-key-01',
+  /** chat and trace_reader, used by test/trace-api only: its session list holds only that file's sessions. */
+  sessionOwner: 'e2e-session-owner-key-001',
   /** chat, knowledge_admin and trace_reader: what an SRE using the web UI holds. */
   operator: 'e2e-operator-key-0000001',
 };
