@@ -150,10 +150,8 @@ describe('trace and reasoning-audit APIs', () => {
         'SELECT step_index, reasoning_content FROM agent_reasoning_audit WHERE run_id = ? ORDER BY step_index',
         [runId],
       );
-      const source = rows.find((row) => row.reasoning_content !== null)!;
-      const target = rows.find(
-        (row) => row.step_index !== source.step_index && row.role !== 'intent-router',
-      )!;
+      // Step 1 is the agent's planning step, holding REASONING-MARKER; step 0 (the router) gets its value.
+      const [target, source] = rows;
       await connection.query(
         'UPDATE agent_reasoning_audit SET reasoning_content = ? WHERE run_id = ? AND step_index = ?',
         [source.reasoning_content, runId, target.step_index],
