@@ -3,6 +3,14 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+const LIB_IMPORT_PATTERNS = [
+  { group: ['@app/*/*'], message: 'Import a lib only through its public index: @app/<lib>.' },
+  {
+    group: ['**/libs/*/src/**', '../../libs/**'],
+    message: 'Import other libs as @app/<lib>, never by path.',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -26,14 +34,21 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/consistent-type-imports': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
+    },
+  },
+  {
+    // Auth sits below every lib that guards a route (chat, tools, trace): it may use only config.
+    files: ['libs/auth/**/*.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['@app/*/*'], message: 'Import a lib only through its public index: @app/<lib>.' },
+            ...LIB_IMPORT_PATTERNS,
             {
-              group: ['**/libs/*/src/**', '../../libs/**'],
-              message: 'Import other libs as @app/<lib>, never by path.',
+              group: ['@app/*', '!@app/config'],
+              message: 'libs/auth may import only @app/config; the other libs import auth.',
             },
           ],
         },

@@ -114,7 +114,9 @@ async function main(): Promise<void> {
   const prepareRun = async () => {
     const sessionId = randomUUID();
     const runId = randomUUID();
-    await app.get(RunRepository).startRun({ sessionId, runId, query: 'order-123 payment times out' });
+    await app
+      .get(RunRepository)
+      .startRun({ sessionId, runId, query: 'order-123 payment times out', ownerKeyDigest: '0'.repeat(64) });
     return { sessionId, runId };
   };
   const runHarness = async (run: { sessionId: string; runId: string }) => {

@@ -2,7 +2,7 @@ import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
-import { chatFetch, TEST_MYSQL } from './support/test-env';
+import { adminFetch, TEST_MYSQL } from './support/test-env';
 
 const suite = useStubbedApp({ HARNESS_AGENT_MAX_MODEL_CALLS: '6' });
 const { stub } = suite;
@@ -189,7 +189,7 @@ describe('instructions inside a runbook', () => {
     );
     form.append('title', 'Pool runbook (injected)');
     const uploaded = (await (
-      await chatFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+      await adminFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
     ).json()) as { document_id: string };
     stub.load({
       roles: {
@@ -222,7 +222,7 @@ describe('instructions inside a runbook', () => {
       runIdOf(response.events),
     ]);
     expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
-    await chatFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+    await adminFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 });
 

@@ -3,7 +3,7 @@ import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
-import { chatFetch, TEST_MYSQL } from './support/test-env';
+import { adminFetch, TEST_MYSQL } from './support/test-env';
 
 const suite = useStubbedApp({
   HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '400',
@@ -450,7 +450,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
     );
     form.append('title', 'Payment error codes');
     const uploaded = (await (
-      await chatFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
+      await adminFetch(`${suite.app.baseUrl}/api/documents/upload`, { method: 'POST', body: form })
     ).json()) as { document_id: string };
     stub.load({
       roles: {
@@ -493,7 +493,7 @@ describe('POST /api/chat KNOWLEDGE_QUERY', () => {
       runIdOf(response.events),
     ]);
     expect(invocations.map((row) => row.tool_name)).toEqual(['lookup_knowledge']);
-    await chatFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
+    await adminFetch(`${suite.app.baseUrl}/api/documents/${uploaded.document_id}`, { method: 'DELETE' });
   });
 
   it('gives the safe "not found" answer when the answer cites nothing retrieved', async () => {

@@ -129,7 +129,7 @@ describe('foundation: boot, migrations, health, config validation', () => {
     [
       'API_KEYS',
       'admin=0123456789abcdef',
-      'API_KEYS entry 1 must be roles=key with roles from chat, trace_reader, auditor',
+      'API_KEYS entry 1 must be roles=key with roles from chat, knowledge_admin, trace_reader, auditor',
     ],
   ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
     await expect(withEnv({ [key]: value }, async () => validateConfiguration())).rejects.toThrow(message);

@@ -6,7 +6,7 @@ import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
 import { EvidenceTools } from '@app/tools';
 import { RunRepository } from '@app/trace';
 import { RunningApp, startApp } from './support/app-under-test';
-import { chatFetch } from './support/test-env';
+import { adminFetch, chatFetch } from './support/test-env';
 
 const documentsDir = mkdtempSync(join(tmpdir(), 'superbiz-docs-'));
 const ENV = { DOCUMENTS_DIR: documentsDir, DOCUMENTS_MAX_BYTES: '8192' };
@@ -21,7 +21,7 @@ async function upload(
   const form = new FormData();
   if (file) form.append('file', new Blob([file.content], { type: file.type ?? 'text/markdown' }), file.name);
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const response = await chatFetch(`${baseUrl}${path}`, { method: 'POST', body: form });
+  const response = await adminFetch(`${baseUrl}${path}`, { method: 'POST', body: form });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -29,7 +29,7 @@ let runCounter = 0;
 async function lookup(app: INestApplication, query: string) {
   const sessionId = `s-knowledge-${process.pid}`;
   const runId = `r-knowledge-${process.pid}-${(runCounter += 1)}`;
-  await app.get(RunRepository).startRun({ sessionId, runId, query });
+  await app.get(RunRepository).startRun({ sessionId, runId, query, ownerKeyDigest: '0'.repeat(64) });
   const ctx = RunContext.start({
     sessionId,
     runId,
@@ -174,6 +174,20 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
       'property owner should not exist',
     ],
     [
+      'too many fields',
+      { name: 'x.md', content: '# x' },
+      { title: 't', category: 'c', fault_source: 'f', a: '1', b: '2' },
+      400,
+      'Too many fields',
+    ],
+    [
+      'a field value over 1 KiB',
+      { name: 'x.md', content: '# x' },
+      { title: 't'.repeat(2000) },
+      400,
+      'Field value too long',
+    ],
+    [
       'a file over the size limit',
       { name: 'big.md', content: 'x'.repeat(9000) },
       { title: 't' },
@@ -188,6 +202,23 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(readdirSync(documentsDir)).toHaveLength(before);
   });
 
+  it('lets only a knowledge_admin key upload and delete; a chat key reads only', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['# x\nrole check'], { type: 'text/markdown' }), 'role.md');
+    form.append('title', 'role check');
+    const before = readdirSync(documentsDir).length;
+    for (const path of ['/api/documents/upload', '/api/upload']) {
+      const refused = await chatFetch(`${first.baseUrl}${path}`, { method: 'POST', body: form });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ message: 'This API key lacks the knowledge_admin role.' });
+    }
+    expect(readdirSync(documentsDir)).toHaveLength(before);
+    const deleted = await chatFetch(`${first.baseUrl}/api/documents/${ids.en}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(403);
+    expect((await chatFetch(`${first.baseUrl}/api/documents/${ids.en}`)).status).toBe(200);
+    expect((await adminFetch(`${first.baseUrl}/api/documents/${ids.en}`)).status).toBe(403);
+  });
+
   it('never lets an uploaded name choose where the file goes', async () => {
     const response = await upload(first.baseUrl, '/api/upload', {
       name: '../../../tmp/evil.md',
@@ -196,13 +227,13 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(response.status).toBe(201);
     expect(response.body.file_name).toBe('evil.md');
     expect(readdirSync(documentsDir)).toContain(`${String(response.body.document_id)}.md`);
-    await chatFetch(`${first.baseUrl}/api/documents/${String(response.body.document_id)}`, {
+    await adminFetch(`${first.baseUrl}/api/documents/${String(response.body.document_id)}`, {
       method: 'DELETE',
     });
   });
 
   it('deletes a document: gone from MySQL, disk and both instances’ indexes at once', async () => {
-    expect((await chatFetch(`${second.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
+    expect((await adminFetch(`${second.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
       204,
     );
     expect((await chatFetch(`${first.baseUrl}/api/documents/${ids.zh}`)).status).toBe(404);
@@ -211,13 +242,13 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
       const result = await lookup(app, '支付超时排查手册');
       expect(result.evidence.map((e) => e.document_id)).not.toContain(ids.zh);
     }
-    expect((await chatFetch(`${first.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
+    expect((await adminFetch(`${first.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
       404,
     );
   });
 
   it('answers NO_EVIDENCE, keeping the query, when nothing matches', async () => {
-    await chatFetch(`${first.baseUrl}/api/documents/${ids.en}`, { method: 'DELETE' });
+    await adminFetch(`${first.baseUrl}/api/documents/${ids.en}`, { method: 'DELETE' });
     const result = await lookup(first.app, 'kubernetes etcd quorum');
     expect(result).toMatchObject({
       evidence_status: 'NO_EVIDENCE',

@@ -2,7 +2,7 @@ import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { useStubbedApp } from './support/app-under-test';
 import { SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { ChatResponse, postChat } from './support/sse-client';
-import { chatFetch, TEST_MYSQL } from './support/test-env';
+import { adminFetch, TEST_MYSQL } from './support/test-env';
 
 /**
  * Issue 15 items 7-9: a runbook written by an attacker, and a model that repeats it everywhere (its
@@ -40,7 +40,7 @@ async function upload(title: string, text: string): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([text]), `${title}.md`);
   form.append('title', title);
-  const response = await chatFetch(`${suite.app.baseUrl}/api/documents/upload`, {
+  const response = await adminFetch(`${suite.app.baseUrl}/api/documents/upload`, {
     method: 'POST',
     body: form,
   });
@@ -82,7 +82,7 @@ describe('a poisoned runbook', () => {
 
   afterAll(async () => {
     for (const id of [poisoned, clean])
-      await chatFetch(`${suite.app.baseUrl}/api/documents/${id}`, { method: 'DELETE' });
+      await adminFetch(`${suite.app.baseUrl}/api/documents/${id}`, { method: 'DELETE' });
   });
 
   it('cannot get its text into a knowledge answer, even when the reviewer is fooled', async () => {
@@ -198,7 +198,7 @@ describe('the isolated knowledge check', () => {
   });
 
   afterAll(async () => {
-    await chatFetch(`${suite.app.baseUrl}/api/documents/${doc}`, { method: 'DELETE' });
+    await adminFetch(`${suite.app.baseUrl}/api/documents/${doc}`, { method: 'DELETE' });
   });
 
   const answering = (knowledgeGuard: { content: string }[]) =>

@@ -4,11 +4,14 @@ import { RunningApp, startApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
-import { TEST_MYSQL } from './support/test-env';
+import { TEST_KEYS, TEST_MYSQL } from './support/test-env';
 
-const READER = 'e2e-trace-reader-key-0001';
-const AUDITOR = 'e2e-auditor-key-000001';
-const CHAT_ONLY = 'e2e-chat-only-key-00001';
+/** The session's owner: it chats and reads its own traces. */
+const OWNER = TEST_KEYS.sessionOwner;
+/** A trace_reader key that did not create the session. */
+const READER = TEST_KEYS.traceReader;
+const AUDITOR = TEST_KEYS.auditor;
+const CHAT_ONLY = TEST_KEYS.chat;
 
 describe('trace and reasoning-audit APIs', () => {
   const stub = new StubLlmServer();
@@ -35,7 +38,7 @@ describe('trace and reasoning-audit APIs', () => {
         'semantic-guard': [SUPPORTED],
       },
     });
-    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' });
+    const response = await postChat(app.baseUrl, { query: 'order-123 payment times out' }, { apiKey: OWNER });
     streamText = response.text;
     sessionId = String(response.events[0].data.session_id);
     runId = String(response.events[0].data.run_id);
@@ -46,7 +49,7 @@ describe('trace and reasoning-audit APIs', () => {
   });
 
   it('returns the run as the stream showed it, with bounded metadata only', async () => {
-    const response = await get(`/api/diagnosis/${sessionId}/trace?runId=${runId}`, READER);
+    const response = await get(`/api/diagnosis/${sessionId}/trace?runId=${runId}`, OWNER);
     expect(response.status).toBe(200);
     const trace = JSON.parse(response.text);
     expect(trace.run).toMatchObject({
@@ -87,14 +90,14 @@ describe('trace and reasoning-audit APIs', () => {
   });
 
   it('lists the session’s runs newest first, paginated', async () => {
-    const trace = JSON.parse((await get(`/api/diagnosis/${sessionId}/trace?limit=5`, READER)).text);
+    const trace = JSON.parse((await get(`/api/diagnosis/${sessionId}/trace?limit=5`, OWNER)).text);
     expect(trace).toMatchObject({
       session: { session_id: sessionId },
       runs: [expect.objectContaining({ run_id: runId })],
       limit: 5,
       offset: 0,
     });
-    expect((await get(`/api/diagnosis/${sessionId}/trace?limit=0`, READER)).status).toBe(400);
+    expect((await get(`/api/diagnosis/${sessionId}/trace?limit=0`, OWNER)).status).toBe(400);
   });
 
   it('shows provider reasoning and assistant text only to an auditor, stored encrypted', async () => {
@@ -130,12 +133,147 @@ describe('trace and reasoning-audit APIs', () => {
     ['a trace_reader key for reasoning', `/trace/reasoning?runId=RUN`, READER, 403],
     ['a missing runId for reasoning', `/trace/reasoning`, AUDITOR, 400],
     ['a run of another session', `/trace/reasoning?runId=RUN`, AUDITOR, 404],
-    ['an unknown run', `/trace?runId=no-such-run`, READER, 404],
+    ['an unknown run', `/trace?runId=no-such-run`, OWNER, 404],
+    ['a trace_reader key that did not create the session', `/trace?runId=RUN`, READER, 404],
+    ['a trace_reader key that did not create the session, listing', `/trace`, READER, 404],
   ])('answers %s with %s', async (name, path, key, status) => {
     const session = name === 'a run of another session' ? 'someone-elses-session' : sessionId;
     const response = await get(`/api/diagnosis/${session}${path.replace('RUN', runId)}`, key);
     expect(response.status).toBe(status);
     expect(response.text).not.toContain('REASONING-MARKER');
+  });
+
+  it('never opens a reasoning ciphertext copied into another row: that row reads UNDECRYPTABLE', async () => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      const [rows] = await connection.query<RowDataPacket[]>(
+        'SELECT step_index, reasoning_content FROM agent_reasoning_audit WHERE run_id = ? ORDER BY step_index',
+        [runId],
+      );
+      // Step 1 is the agent's planning step, holding REASONING-MARKER; step 0 (the router) gets its value.
+      const [target, source] = rows;
+      await connection.query(
+        'UPDATE agent_reasoning_audit SET reasoning_content = ? WHERE run_id = ? AND step_index = ?',
+        [source.reasoning_content, runId, target.step_index],
+      );
+      const response = await get(`/api/diagnosis/${sessionId}/trace/reasoning?runId=${runId}`, AUDITOR);
+      expect(response.status).toBe(200);
+      const audit = JSON.parse(response.text);
+      const copied = audit.steps.find(
+        (step: { step_index: number }) => step.step_index === target.step_index,
+      );
+      expect(copied).toMatchObject({
+        content_source: 'UNDECRYPTABLE',
+        reasoning_content: null,
+        assistant_text: null,
+      });
+      const original = audit.steps.find(
+        (step: { step_index: number }) => step.step_index === source.step_index,
+      );
+      expect(original.reasoning_content).toBe('REASONING-MARKER-7c1 thinking about pools');
+      expect(response.text.match(/REASONING-MARKER/g)).toHaveLength(1);
+    } finally {
+      await connection.end();
+    }
+  });
+
+  it('lets an auditor read any session’s trace', async () => {
+    const response = await get(`/api/diagnosis/${sessionId}/trace?runId=${runId}`, AUDITOR);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.text)).toMatchObject({ run: { run_id: runId } });
+  });
+
+  it('lists the calling key’s own sessions, newest run first, paginated', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'SYSTEM_CHAT' }, { content: 'SYSTEM_CHAT' }],
+        'system-chat': [{ content: 'hello' }, { content: 'again' }],
+      },
+    });
+    const longQuery = `hello ${'x'.repeat(300)}`;
+    const second = await postChat(app.baseUrl, { query: longQuery }, { apiKey: OWNER });
+    const secondId = String(second.events[0].data.session_id);
+    const followUp = await postChat(
+      app.baseUrl,
+      { session_id: secondId, query: 'and again' },
+      { apiKey: OWNER },
+    );
+    expect(followUp.status).toBe(200);
+
+    const listed = await get('/api/diagnosis/sessions?limit=1', OWNER);
+    expect(listed.status).toBe(200);
+    const page = JSON.parse(listed.text);
+    expect(page).toEqual({
+      sessions: [
+        {
+          session_id: secondId,
+          created_at: expect.any(String),
+          last_run_at: expect.any(String),
+          run_count: 2,
+          last_query: 'and again',
+        },
+      ],
+      limit: 1,
+      offset: 0,
+      total: 2,
+    });
+    const next = JSON.parse((await get('/api/diagnosis/sessions?limit=1&offset=1', OWNER)).text);
+    expect(next.sessions).toEqual([
+      expect.objectContaining({
+        session_id: sessionId,
+        run_count: 1,
+        last_query: 'order-123 payment times out',
+      }),
+    ]);
+    expect(Date.parse(page.sessions[0].last_run_at)).toBeGreaterThanOrEqual(
+      Date.parse(next.sessions[0].last_run_at),
+    );
+
+    // last_query is cut to 200 characters: the first-run query of a one-run session shows it.
+    const third = await postChat(app.baseUrl, { query: longQuery }, { apiKey: OWNER });
+    const newest = JSON.parse((await get('/api/diagnosis/sessions?limit=1', OWNER)).text).sessions[0];
+    expect(newest).toMatchObject({ session_id: third.events[0].data.session_id, run_count: 1 });
+    expect(newest.last_query).toBe(longQuery.slice(0, 200));
+
+    // Another key sees none of them, auditor or not; a chat-only key may not list.
+    for (const key of [READER, AUDITOR]) {
+      const other = JSON.parse((await get('/api/diagnosis/sessions', key)).text);
+      expect(other.sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(sessionId);
+      expect(other.total).toBe(other.sessions.length);
+    }
+    expect((await get('/api/diagnosis/sessions', CHAT_ONLY)).status).toBe(403);
+    expect((await get('/api/diagnosis/sessions', undefined)).status).toBe(401);
+    expect((await get('/api/diagnosis/sessions?limit=101', OWNER)).status).toBe(400);
+    expect((await get('/api/diagnosis/sessions?offset=-1', OWNER)).status).toBe(400);
+  });
+
+  it.each([
+    ['a session_id the server never issued', () => 'never-issued-session-0001', OWNER],
+    ['a session_id of another key', () => sessionId, CHAT_ONLY],
+  ])('refuses %s with 404 before any stream or run', async (_name, session, key) => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      const count = async () =>
+        (await connection.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM diagnosis_run'))[0][0]
+          .n as number;
+      const before = await count();
+      const response = await postChat(
+        app.baseUrl,
+        { session_id: session(), query: 'continue' },
+        { apiKey: key },
+      );
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      expect(response.json).toEqual({ statusCode: 404, error: 'Not Found', message: 'session not found' });
+      expect(await count()).toBe(before);
+      const [owner] = await connection.query<RowDataPacket[]>(
+        'SELECT owner_key_digest FROM chat_session WHERE session_id = ?',
+        [sessionId],
+      );
+      expect(owner[0].owner_key_digest).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      await connection.end();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, useStubbedApp } from './support/app-under-test';
 import { accessibilityViolations, fitsWidth, launchBrowser, screenshot } from './support/browser';
 import { SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
+import { postChat } from './support/sse-client';
 import type { StubReply } from './support/stub-llm/stub-script';
 import { TEST_KEYS } from './support/test-env';
 
@@ -442,5 +443,32 @@ describe('web UI in Chromium', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('The API key is not valid.');
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('ERROR');
+  });
+
+  it('lists the key’s own sessions on the Runs page, so no session id has to be pasted', async () => {
+    stub.load({
+      roles: { 'intent-router': [{ content: 'SYSTEM_CHAT' }], 'system-chat': [{ content: 'hi' }] },
+    });
+    const question = `SESSION-LIST-MARKER ${Date.now()} what can you do?`;
+    const chat = await postChat(suite.app.baseUrl, { query: question }, { apiKey: TEST_KEYS.operator });
+    const sessionId = String(chat.events[0].data.session_id);
+
+    const page = await openUi({ apiKey: TEST_KEYS.operator }, '#/runs');
+    const sessions = page.getByRole('region', { name: 'Your sessions' });
+    const link = sessions.getByRole('link', { name: question });
+    await link.waitFor();
+    // Newest run first: the session just created heads the list.
+    expect(await sessions.locator('tbody tr').first().getAttribute('data-session-id')).toBe(sessionId);
+    await screenshot(page, 'sessions');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await link.click();
+    await page.getByRole('heading', { name: `Session ${sessionId}` }).waitFor();
+
+    // Another key's list never shows it.
+    const other = await openUi({ apiKey: TEST_KEYS.auditor }, '#/runs');
+    await other
+      .getByRole('region', { name: 'Your sessions' })
+      .getByText('This API key has no sessions yet')
+      .waitFor();
   });
 });

@@ -87,7 +87,9 @@ export async function startTestRun(
 ): Promise<RunContext> {
   const sessionId = `s-${randomUUID()}`;
   const runId = `r-${randomUUID()}`;
-  await fixture.app.get(RunRepository).startRun({ sessionId, runId, query: 'order-123 payment times out' });
+  await fixture.app
+    .get(RunRepository)
+    .startRun({ sessionId, runId, query: 'order-123 payment times out', ownerKeyDigest: '0'.repeat(64) });
   return RunContext.start({
     sessionId,
     runId,

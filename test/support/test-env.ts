@@ -15,14 +15,23 @@ export const TEST_KEYS = {
   chat: 'e2e-chat-only-key-00001',
   traceReader: 'e2e-trace-reader-key-0001',
   auditor: 'e2e-auditor-key-000001',
-  /** chat and trace_reader: what an SRE using the web UI holds. */
+  knowledgeAdmin: 'e2e-knowledge-admin-key-01',
+  /** chat and trace_reader, used by test/trace-api only: its session list holds only that file's sessions. */
+  sessionOwner: 'e2e-session-owner-key-001',
+  /** chat, knowledge_admin and trace_reader: what an SRE using the web UI holds. */
   operator: 'e2e-operator-key-0000001',
 };
 
-/** fetch with the chat-role key, for the chat and documents endpoints. */
+/** fetch with the chat-role key, for the chat endpoint and reading documents. */
 export function chatFetch(url: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, {
-    ...init,
-    headers: { ...(init.headers as Record<string, string>), 'x-api-key': TEST_KEYS.chat },
-  });
+  return keyFetch(TEST_KEYS.chat, url, init);
+}
+
+/** fetch with the knowledge_admin key, for uploading and deleting documents. */
+export function adminFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return keyFetch(TEST_KEYS.knowledgeAdmin, url, init);
+}
+
+export function keyFetch(key: string, url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-api-key': key } });
 }

@@ -1,10 +1,11 @@
 import { Module, ValidationPipe } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
 import { HarnessModule } from '@app/harness';
@@ -13,6 +14,7 @@ import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
+import { BodyDepthInterceptor } from './http/request-parsing';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
 import { WebUiModule } from './web/web-ui.module';
 
@@ -32,6 +34,7 @@ import { WebUiModule } from './web/web-ui.module';
       }),
     }),
     TerminusModule,
+    AuthModule,
     TraceModule,
     HarnessModule,
     ToolsModule,
@@ -43,6 +46,7 @@ import { WebUiModule } from './web/web-ui.module';
   providers: [
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
+    { provide: APP_INTERCEPTOR, useClass: BodyDepthInterceptor },
     {
       provide: APP_PIPE,
       useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '@app/auth';
 import { AppModule } from './app.module';
 import { appConfig } from './config/app.config';
 import { validateConfiguration } from './config/configuration';
@@ -20,6 +21,14 @@ export async function createApp(): Promise<INestApplication> {
       .setTitle('SuperBiz Diagnosis Agent')
       .setDescription('Traceable fault diagnosis: chat (SSE), trace and reasoning audit, knowledge documents')
       .setVersion('0.1.0')
+      .addApiKey(
+        { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from API_KEYS' },
+        API_KEY_SCHEME,
+      )
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token' },
+        BEARER_SCHEME,
+      )
       .build(),
   );
   SwaggerModule.setup('api/docs', app, document);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ConfigService } from '@nestjs/config';
 import { Logger } from 'nestjs-pino';
-import { traceConfig } from '@app/trace';
+import type { AuthConfig } from '@app/auth';
 import { createApp } from './bootstrap';
 import { AppConfig } from './config/app.config';
 import { startupNotices } from './startup-notices';
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const logger = app.get(Logger);
   const notices = startupNotices({
     url: await app.getUrl(),
-    apiKeyCount: app.get(ConfigService).getOrThrow<ReturnType<typeof traceConfig>>('trace').apiKeys.length,
+    apiKeyCount: app.get(ConfigService).getOrThrow<AuthConfig>('auth').apiKeys.length,
   });
   notices.info.forEach((line) => logger.log(line, 'Startup'));
   notices.warnings.forEach((line) => logger.warn(line, 'Startup'));

@@ -32,6 +32,13 @@ import { ChatEventStream, FailureCode } from './sse/chat-events';
 export interface ChatRequest {
   sessionId?: string;
   query: string;
+  /** The calling API key (SHA-256 hex): a new session belongs to it, a continued one must. */
+  ownerKeyDigest: string;
+}
+
+/** The session_id was never issued, or belongs to another key; thrown before the run or any event exists. */
+export class UnknownSession extends Error {
+  override readonly name = 'UnknownSession';
 }
 
 type Terminal = Omit<
@@ -73,9 +80,17 @@ export class ChatApplicationUseCase {
   ) {}
 
   async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
+    if (request.sessionId && !(await this.runs.findOwnedSession(request.sessionId, request.ownerKeyDigest))) {
+      throw new UnknownSession();
+    }
     const sessionId = request.sessionId ?? randomUUID();
     const runId = randomUUID();
-    await this.runs.startRun({ sessionId, runId, query: request.query });
+    await this.runs.startRun({
+      sessionId,
+      runId,
+      query: request.query,
+      ownerKeyDigest: request.ownerKeyDigest,
+    });
     const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
     const started = Date.now();
     let terminal: Terminal;

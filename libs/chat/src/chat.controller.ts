@@ -1,9 +1,9 @@
 import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { RequireApiKey } from '@app/trace';
+import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
 import { ChatCapacity } from './chat-capacity';
-import { ChatApplicationUseCase } from './chat-application.use-case';
+import { ChatApplicationUseCase, UnknownSession } from './chat-application.use-case';
 import { chatConfig, ChatConfig } from './chat.config';
 import { ChatRequestDto } from './chat-request.dto';
 import { ChatEvent, ChatEventStream } from './sse/chat-events';
@@ -32,10 +32,31 @@ export class ChatController {
   })
   @ApiBody({ type: ChatRequestDto })
   @ApiProduces('text/event-stream')
-  @ApiResponse({ status: 200, description: 'text/event-stream' })
-  @ApiResponse({ status: 400, description: 'Invalid body' })
-  @ApiResponse({ status: 503, description: 'At capacity; see Retry-After' })
-  async chat(@Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
+  @ApiResponse({
+    status: 200,
+    description:
+      'Named server-sent events in this order: metadata {session_id, run_id} → status* {code, message} → ' +
+      'content {content_type, payload} | failure {code, message} → done {outcome}; heartbeat comments between',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({
+    status: 400,
+    type: ApiErrorDto,
+    description: 'Invalid body, or a body the service cannot read',
+  })
+  @ApiResponse({
+    status: 404,
+    type: ApiErrorDto,
+    description: 'session_id never issued, or of another API key',
+  })
+  @ApiResponse({ status: 413, type: ApiErrorDto, description: 'Body over 100 KB' })
+  @ApiResponse({ status: 415, type: ApiErrorDto, description: 'Unsupported charset or content encoding' })
+  @ApiResponse({
+    status: 503,
+    type: ApiErrorDto,
+    description: 'At capacity or cannot start a run; see Retry-After',
+  })
+  async chat(@Body() body: ChatRequestDto, @Caller() caller: ApiCaller, @Res() res: Response): Promise<void> {
     const client = new AbortController();
     // 'close' on the response (not the request) is the client going away; after end() it is not.
     res.on('close', () => {
@@ -70,8 +91,18 @@ export class ChatController {
     });
     client.signal.addEventListener('abort', () => stream.close(), { once: true });
     try {
-      await this.useCase.handle({ sessionId: body.session_id, query: body.query }, stream, client.signal);
+      await this.useCase.handle(
+        { sessionId: body.session_id, query: body.query, ownerKeyDigest: caller.keyDigest },
+        stream,
+        client.signal,
+      );
     } catch (error) {
+      if (error instanceof UnknownSession) {
+        if (!res.headersSent && !client.signal.aborted) {
+          res.status(404).json({ statusCode: 404, error: 'Not Found', message: 'session not found' });
+        }
+        return;
+      }
       // Only reachable before the run exists (e.g. MySQL down): no stream has started yet.
       this.logger.error(
         `chat request failed before its run started: ${error instanceof Error ? error.name : 'unknown error'}`,

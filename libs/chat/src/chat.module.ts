@@ -3,7 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { GuardsModule } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
 import { toolsConfig, ToolsModule } from '@app/tools';
-import { TraceModule, traceConfig } from '@app/trace';
+import { TraceModule } from '@app/trace';
 import { ChatApplicationUseCase } from './chat-application.use-case';
 import { ChatCapacity } from './chat-capacity';
 import { ChatController } from './chat.controller';
@@ -15,7 +15,6 @@ import { IntentRouter } from './routing/intent-router';
 @Module({
   imports: [
     ConfigModule.forFeature(chatConfig),
-    ConfigModule.forFeature(traceConfig),
     ConfigModule.forFeature(harnessConfig),
     ConfigModule.forFeature(toolsConfig),
     HarnessModule,

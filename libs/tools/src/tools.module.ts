@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { MulterModule } from '@nestjs/platform-express';
 import { harnessConfig, HarnessModule } from '@app/harness';
-import { KnowledgeRepository, traceConfig, TraceModule } from '@app/trace';
+import { KnowledgeRepository, TraceModule } from '@app/trace';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { DocumentsController } from './documents/documents.controller';
 import { DocumentsService } from './documents/documents.service';
@@ -18,13 +18,23 @@ import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
   imports: [
     ConfigModule.forFeature(toolsConfig),
     ConfigModule.forFeature(harnessConfig),
-    ConfigModule.forFeature(traceConfig),
     HarnessModule,
     TraceModule,
     MulterModule.registerAsync({
       imports: [ConfigModule.forFeature(toolsConfig)],
       inject: [toolsConfig.KEY],
-      useFactory: (config: ToolsConfig) => ({ limits: { fileSize: config.documents.maxBytes, files: 1 } }),
+      // Bounds busboy before anything is buffered: one file, the few documented fields, short values.
+      useFactory: (config: ToolsConfig) => ({
+        limits: {
+          fileSize: config.documents.maxBytes,
+          files: 1,
+          fields: 3,
+          fieldNameSize: 32,
+          fieldSize: 1024,
+          parts: 4,
+          headerPairs: 20,
+        },
+      }),
     }),
   ],
   controllers: [DocumentsController],

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeyGuard } from './access/api-key.guard';
+import { SessionsController } from './api/sessions.controller';
 import { TraceController } from './api/trace.controller';
 import { AuditCipher } from './audit/audit-cipher';
 import { databaseConfig, DatabaseConfig } from './config/database.config';
@@ -42,10 +42,9 @@ const REPOSITORIES = [
     TypeOrmModule.forFeature(TRACE_ENTITIES),
     ConfigModule.forFeature(traceConfig),
   ],
-  controllers: [TraceController],
+  controllers: [SessionsController, TraceController],
   providers: [
     ...REPOSITORIES,
-    ApiKeyGuard,
     RetentionService,
     {
       provide: AUDIT_CIPHER,

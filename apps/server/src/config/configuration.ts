@@ -1,3 +1,4 @@
+import { authConfig } from '@app/auth';
 import { chatConfig } from '@app/chat';
 import { ConfigValidationError } from '@app/config';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
@@ -8,6 +9,7 @@ import { appConfig } from './app.config';
 /** Every config slice of every lib. Each lib registers its own; this list only lets start-up check them all first. */
 export const CONFIG_NAMESPACES = [
   appConfig,
+  authConfig,
   databaseConfig,
   redisConfig,
   llmConfig,

@@ -14,17 +14,23 @@ export const REDACTED_PATHS = [
   '*.secret',
 ];
 
+/** The URL as logged: the path only; a query string (which may carry a credential by mistake) is replaced. */
+export function loggedUrl(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : `${url.slice(0, query)}?[REDACTED]`;
+}
+
 export function buildLoggerOptions(config: AppConfig): Params {
   return {
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
-      // Request bodies (queries, uploads) are never logged; only method, url and status.
+      // Request bodies (queries, uploads) and query strings are never logged; only method, path and status.
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url,
+          url: loggedUrl(req.url),
         }),
       },
       autoLogging: { ignore: (req) => req.url === '/health' },

@@ -24,6 +24,8 @@ function host() {
 }
 
 describe('SafeExceptionFilter', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('passes our own HTTP errors through', () => {
     const { response, argumentsHost } = host();
     new SafeExceptionFilter().catch(new BadRequestException('title must not be empty'), argumentsHost);
@@ -44,5 +46,19 @@ describe('SafeExceptionFilter', () => {
     expect(response.statusCode).toBe(500);
     expect(JSON.stringify(response.body)).not.toContain('password');
     expect(logged).toEqual(['unhandled QueryFailedError on GET /api/documents/x']);
+  });
+
+  it('answers body-parser failures as the client errors they are, without an error log', () => {
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    for (const [type, status] of [
+      ['entity.too.large', 413],
+      ['charset.unsupported', 415],
+      ['request.aborted', 400],
+    ] as const) {
+      const { response, argumentsHost } = host();
+      new SafeExceptionFilter().catch(Object.assign(new Error('raw'), { type }), argumentsHost);
+      expect(response.statusCode).toBe(status);
+    }
+    expect(errors).not.toHaveBeenCalled();
   });
 });

@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { parsingErrorOf } from './request-parsing';
 
 /**
  * The one place HTTP errors leave the service. HttpExceptions carry our own safe messages and pass
- * through; anything else becomes a plain 500, and the log gets the error's class only — never its
+ * through; a request the body parser could not read is the client's 4xx; anything else becomes a plain 500, and the log gets the error's class only — never its
  * message, stack, SQL or payload.
  */
 @Catch()
@@ -18,8 +19,9 @@ export class SafeExceptionFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (exception instanceof HttpException) {
-      response.status(exception.getStatus()).json(exception.getResponse());
+    const clientError = exception instanceof HttpException ? exception : parsingErrorOf(exception);
+    if (clientError) {
+      response.status(clientError.getStatus()).json(clientError.getResponse());
       return;
     }
     this.logger.error(

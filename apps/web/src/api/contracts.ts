@@ -117,6 +117,20 @@ export interface SessionView {
   updated_at: string;
 }
 
+/** GET /api/diagnosis/sessions: the calling key's sessions, newest run first. */
+export interface SessionList {
+  sessions: {
+    session_id: string;
+    created_at: string;
+    last_run_at: string | null;
+    run_count: number;
+    last_query: string | null;
+  }[];
+  limit: number;
+  offset: number;
+  total: number;
+}
+
 export interface SessionRuns {
   session: SessionView;
   runs: RunSummary[];
@@ -164,6 +178,7 @@ export interface RunReasoning {
   steps: {
     step_index: number;
     role: string;
+    /** PROVIDER_REASONING, ASSISTANT_TEXT_ONLY, UNAVAILABLE, or UNDECRYPTABLE (the stored text did not open). */
     content_source: string;
     reasoning_content: string | null;
     assistant_text: string | null;

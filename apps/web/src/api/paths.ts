@@ -4,6 +4,7 @@ const part = encodeURIComponent;
 
 /** The service endpoints the UI calls (README "HTTP API"). */
 export const paths = {
+  sessions: (limit: number, offset: number) => `/api/diagnosis/sessions?limit=${limit}&offset=${offset}`,
   trace: (sessionId: string, runId?: string) =>
     `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { hrefOf } from '../router';
 import type { ApiKeys } from '../settings/api-keys';
 import { RunTraceView } from './run-trace-view';
+import { SessionListView } from './session-list-view';
 import { SessionRunsView } from './session-runs-view';
 
 interface RunsPageProps {
@@ -12,13 +13,14 @@ interface RunsPageProps {
   chatSessionId: string | null;
 }
 
-function SessionPicker({ chatSessionId }: { chatSessionId: string | null }) {
+function SessionPicker({ chatSessionId, apiKey }: { chatSessionId: string | null; apiKey: string }) {
   const [value, setValue] = useState(chatSessionId ?? '');
   return (
     <section aria-labelledby="runs-title">
       <h2 id="runs-title" tabIndex={-1}>
         Runs
       </h2>
+      <SessionListView apiKey={apiKey} />
       <form
         class="inline-form"
         onSubmit={(event) => {
@@ -40,9 +42,9 @@ function SessionPicker({ chatSessionId }: { chatSessionId: string | null }) {
   );
 }
 
-/** Trace browsing: pick a session, list its runs, open one run's trace. */
+/** Trace browsing: pick one of the key's sessions (or enter an id), list its runs, open one run's trace. */
 export function RunsPage({ sessionId, runId, keys, chatSessionId }: RunsPageProps) {
-  if (!sessionId) return <SessionPicker chatSessionId={chatSessionId} />;
+  if (!sessionId) return <SessionPicker chatSessionId={chatSessionId} apiKey={keys.apiKey} />;
   if (!runId) return <SessionRunsView sessionId={sessionId} apiKey={keys.apiKey} />;
   return (
     <RunTraceView sessionId={sessionId} runId={runId} apiKey={keys.apiKey} auditorKey={keys.auditorKey} />

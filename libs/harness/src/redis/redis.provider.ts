@@ -10,7 +10,12 @@ export function createRedisClient(config: RedisConfig, logger?: Logger): Redis {
     host: config.host,
     port: config.port,
     db: config.db,
+    username: config.username,
     password: config.password,
+    // No INFO ready check and no CLIENT SETINFO: the service then needs only the commands it uses
+    // (README "Redis ACL"); a command refused by the ACL fails like any other Redis error.
+    enableReadyCheck: false,
+    disableClientInfo: true,
     connectTimeout: config.connectTimeoutMs,
     commandTimeout: config.commandTimeoutMs,
     // Commands are never retried or queued behind a dead connection: they fail at once and the

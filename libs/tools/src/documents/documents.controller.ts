@@ -10,20 +10,30 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { RequireApiKey } from '@app/trace';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiErrorDto, RequireApiKey } from '@app/auth';
 import { DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
 
 @ApiTags('documents')
-@RequireApiKey('chat')
 @Controller('api')
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
   @Post('documents/upload')
+  @RequireApiKey('knowledge_admin')
   @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -38,7 +48,12 @@ export class DocumentsController {
       },
     },
   })
-  @ApiOkResponse({ type: DocumentDto })
+  @ApiCreatedResponse({ type: DocumentDto })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'Not a text runbook, missing title, or form limits',
+  })
+  @ApiPayloadTooLargeResponse({ type: ApiErrorDto, description: 'File over DOCUMENTS_MAX_BYTES' })
   async upload(
     @UploadedFile() file: UploadedDocument | undefined,
     @Body() body: UploadDocumentDto,
@@ -53,6 +68,7 @@ export class DocumentsController {
   }
 
   @Post('upload')
+  @RequireApiKey('knowledge_admin')
   @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -62,7 +78,9 @@ export class DocumentsController {
       properties: { file: FILE_SCHEMA, category: { type: 'string' } },
     },
   })
-  @ApiOkResponse({ type: DocumentDto })
+  @ApiCreatedResponse({ type: DocumentDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a text runbook, or form limits' })
+  @ApiPayloadTooLargeResponse({ type: ApiErrorDto, description: 'File over DOCUMENTS_MAX_BYTES' })
   async simpleUpload(
     @UploadedFile() file: UploadedDocument | undefined,
     @Body() body: SimpleUploadDto,
@@ -71,25 +89,34 @@ export class DocumentsController {
   }
 
   @Get('documents/status/:status')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: [DocumentDto] })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Unknown status' })
   async byStatus(@Param('status') status: string): Promise<DocumentDto[]> {
     return (await this.documents.listByStatus(status)).map(DocumentDto.of);
   }
 
   @Get('documents/faultSource/:faultSource')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: [DocumentDto] })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid fault source' })
   async byFaultSource(@Param('faultSource') faultSource: string): Promise<DocumentDto[]> {
     return (await this.documents.listByFaultSource(faultSource)).map(DocumentDto.of);
   }
 
   @Get('documents/:docId')
+  @RequireApiKey('chat')
   @ApiOkResponse({ type: DocumentDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such document' })
   async get(@Param('docId') docId: string): Promise<DocumentDto> {
     return DocumentDto.of(await this.documents.get(docId));
   }
 
   @Delete('documents/:docId')
+  @RequireApiKey('knowledge_admin')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted from MySQL, disk and every instance’s index' })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such document' })
   async delete(@Param('docId') docId: string): Promise<void> {
     await this.documents.delete(docId);
   }

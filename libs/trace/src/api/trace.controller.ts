@@ -1,16 +1,25 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequireApiKey } from '../access/api-key.guard';
+import {
+  ApiBadRequestResponse,
+  ApiExtraModels,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
 import { RunRepository } from '../repositories/run.repository';
 import { TimelineRepository } from '../repositories/timeline.repository';
 import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
 import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
+import { RunReasoningDto, RunSummaryDto, RunTraceDto, SessionRunsDto } from './trace.dto';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function runSummary(run: DiagnosisRunEntity) {
+function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
   return {
     run_id: run.runId,
     query: run.query,
@@ -37,9 +46,13 @@ function runSummary(run: DiagnosisRunEntity) {
 /**
  * Trace (trace_reader) and reasoning audit (auditor) of a session's runs. The trace is bounded metadata
  * only — no reasoning or assistant text, raw tool payloads, SQL or log bodies; those stay in the
- * restricted audit endpoint and in Redis. A run of another session is reported as not found.
+ * restricted audit endpoint and in Redis. A run of another session is reported as not found, and so is
+ * a session of another API key unless the caller is also an auditor.
  */
 @ApiTags('trace')
+@ApiExtraModels(SessionRunsDto, RunTraceDto)
+@ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid runId, limit or offset' })
+@ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such session or run (or not the caller’s)' })
 @Controller('api/diagnosis/:sessionId/trace')
 export class TraceController {
   constructor(
@@ -52,8 +65,19 @@ export class TraceController {
   @Get()
   @RequireApiKey('trace_reader')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
-  async trace(@Param('sessionId') sessionId: string, @Query() query: TraceQueryDto) {
-    const session = (await this.runs.findSession(sessionId)) ?? notFound('session');
+  @ApiOkResponse({
+    description: 'With runId: RunTraceDto; without: SessionRunsDto',
+    schema: { oneOf: [{ $ref: getSchemaPath(RunTraceDto) }, { $ref: getSchemaPath(SessionRunsDto) }] },
+  })
+  async trace(
+    @Param('sessionId') sessionId: string,
+    @Query() query: TraceQueryDto,
+    @Caller() caller: ApiCaller,
+  ): Promise<RunTraceDto | SessionRunsDto> {
+    const session = await this.runs.findSession(sessionId);
+    if (!session || !(session.ownerKeyDigest === caller.keyDigest || caller.roles.includes('auditor'))) {
+      notFound('session');
+    }
     const sessionView = {
       session_id: session.sessionId,
       created_at: iso(session.createdAt),
@@ -117,7 +141,11 @@ export class TraceController {
     summary:
       'Restricted: per model step, the provider reasoning and assistant text, or the explicit UNAVAILABLE marker',
   })
-  async reasoning(@Param('sessionId') sessionId: string, @Query() query: ReasoningQueryDto) {
+  @ApiOkResponse({ type: RunReasoningDto })
+  async reasoning(
+    @Param('sessionId') sessionId: string,
+    @Query() query: ReasoningQueryDto,
+  ): Promise<RunReasoningDto> {
     const run = await this.runOf(sessionId, query.runId);
     const rows = await this.steps.listReasoning(run.runId);
     return {

@@ -2,16 +2,7 @@ import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 
-export const API_ROLES = ['chat', 'trace_reader', 'auditor'] as const;
-export type ApiRole = (typeof API_ROLES)[number];
-
-/** The documented key the demo may enable; never valid unless AUTH_DEV_KEY_ENABLED=true. */
-export const DEV_API_KEY = 'superbiz-dev-key-change-me';
-
 export class TraceEnv {
-  /** `roles=key` entries, comma-separated; roles joined with `|`, e.g. `trace_reader=k1,auditor|trace_reader=k2`. */
-  @IsString() API_KEYS: string = '';
-  @EnvBoolean() @IsBoolean() AUTH_DEV_KEY_ENABLED: boolean = false;
   /** `keyId:base64(32 bytes)` entries, comma-separated; the active one encrypts, all of them decrypt. */
   @IsString() AUDIT_ENCRYPTION_KEYS: string = '';
   @IsString() AUDIT_ENCRYPTION_ACTIVE_KEY_ID: string = '';
@@ -22,29 +13,6 @@ export class TraceEnv {
   @IsInt() @Min(1) @Max(3650) TRACE_RETENTION_DAYS: number = 180;
   /** A run still RUNNING after this long was left by a crash or a lost database: it is closed as FAILED/ABANDONED. */
   @IsInt() @Min(5) @Max(1440) RUN_ABANDON_AFTER_MINUTES: number = 30;
-}
-
-function parseApiKeys(raw: string): { key: string; roles: ApiRole[] }[] {
-  return raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry, index) => {
-      const separator = entry.indexOf('=');
-      const roles = entry
-        .slice(0, separator)
-        .split('|')
-        .map((role) => role.trim());
-      const key = entry.slice(separator + 1).trim();
-      if (separator < 1 || roles.some((role) => !(API_ROLES as readonly string[]).includes(role))) {
-        throw new ConfigValidationError([
-          `API_KEYS entry ${index + 1} must be roles=key with roles from ${API_ROLES.join(', ')}`,
-        ]);
-      }
-      if (key.length < 16)
-        throw new ConfigValidationError([`API_KEYS entry ${index + 1}: keys must be at least 16 characters`]);
-      return { key, roles: roles as ApiRole[] };
-    });
 }
 
 function parseEncryptionKeys(raw: string): Map<string, Buffer> {
@@ -68,8 +36,6 @@ function parseEncryptionKeys(raw: string): Map<string, Buffer> {
 
 export const traceConfig = registerAs('trace', () => {
   const env = validateEnv(TraceEnv);
-  const apiKeys = parseApiKeys(env.API_KEYS);
-  if (env.AUTH_DEV_KEY_ENABLED) apiKeys.push({ key: DEV_API_KEY, roles: [...API_ROLES] });
   const encryptionKeys = parseEncryptionKeys(env.AUDIT_ENCRYPTION_KEYS);
   const activeKeyId = env.AUDIT_ENCRYPTION_ACTIVE_KEY_ID || [...encryptionKeys.keys()][0] || null;
   if (activeKeyId && !encryptionKeys.has(activeKeyId)) {
@@ -83,7 +49,6 @@ export const traceConfig = registerAs('trace', () => {
     ]);
   }
   return {
-    apiKeys,
     encryptionKeys,
     activeKeyId,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,

@@ -29,6 +29,15 @@ export interface ReasoningAuditRecord {
   assistantText: string | null;
 }
 
+/** An audit row as the auditor reads it; UNDECRYPTABLE is the explicit marker of text that did not open. */
+export interface OpenedReasoningAudit {
+  stepIndex: number;
+  role: string;
+  contentSource: ContentSource | 'UNDECRYPTABLE';
+  reasoningContent: string | null;
+  assistantText: string | null;
+}
+
 /** One model step: bounded metadata in agent_step and the restricted text in agent_reasoning_audit, together. */
 @Injectable()
 export class AgentStepRepository {
@@ -58,8 +67,16 @@ export class AgentStepRepository {
           role: step.role,
           contentSource: audit.contentSource,
           encryptionKeyId: this.cipher.keyId,
-          reasoningContent: this.cipher.seal(audit.reasoningContent),
-          assistantText: this.cipher.seal(audit.assistantText),
+          reasoningContent: this.cipher.seal(audit.reasoningContent, {
+            runId: step.runId,
+            stepIndex: step.stepIndex,
+            column: 'reasoning_content',
+          }),
+          assistantText: this.cipher.seal(audit.assistantText, {
+            runId: step.runId,
+            stepIndex: step.stepIndex,
+            column: 'assistant_text',
+          }),
         })
         .updateEntity(false)
         .execute();
@@ -70,13 +87,39 @@ export class AgentStepRepository {
     return this.steps.find({ where: { runId }, order: { stepIndex: 'ASC' } });
   }
 
-  /** The restricted audit of a run, opened: for the auditor API only. */
-  async listReasoning(runId: string): Promise<AgentReasoningAuditEntity[]> {
+  /**
+   * The restricted audit of a run, opened: for the auditor API only. A row whose text does not open
+   * for this run, step and column (copied from another row, sealed before cells were bound, or under a
+   * key no longer configured) is reported as UNDECRYPTABLE with no text, never as another row's.
+   */
+  async listReasoning(runId: string): Promise<OpenedReasoningAudit[]> {
     const rows = await this.audits.find({ where: { runId }, order: { stepIndex: 'ASC' } });
-    return rows.map((row) => ({
-      ...row,
-      reasoningContent: this.cipher.open(row.encryptionKeyId, row.reasoningContent),
-      assistantText: this.cipher.open(row.encryptionKeyId, row.assistantText),
-    }));
+    return rows.map((row) => {
+      const cell = { runId: row.runId, stepIndex: row.stepIndex };
+      const reasoning = this.cipher.open(row.encryptionKeyId, row.reasoningContent, {
+        ...cell,
+        column: 'reasoning_content',
+      });
+      const assistant = this.cipher.open(row.encryptionKeyId, row.assistantText, {
+        ...cell,
+        column: 'assistant_text',
+      });
+      if (!reasoning.readable || !assistant.readable) {
+        return {
+          stepIndex: row.stepIndex,
+          role: row.role,
+          contentSource: 'UNDECRYPTABLE',
+          reasoningContent: null,
+          assistantText: null,
+        };
+      }
+      return {
+        stepIndex: row.stepIndex,
+        role: row.role,
+        contentSource: row.contentSource,
+        reasoningContent: reasoning.text,
+        assistantText: assistant.text,
+      };
+    });
   }
 }

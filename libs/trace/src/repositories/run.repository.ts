@@ -26,6 +26,18 @@ export interface StartRun {
   sessionId: string;
   runId: string;
   query: string;
+  /** The API key (SHA-256 hex) the session belongs to; set when the session is created, never changed. */
+  ownerKeyDigest: string;
+}
+
+/** One row of a key's session list. */
+export interface OwnedSession {
+  sessionId: string;
+  createdAt: Date;
+  lastRunAt: Date | null;
+  runCount: number;
+  /** The newest run's query, cut to 200 characters. */
+  lastQuery: string | null;
 }
 
 @Injectable()
@@ -35,12 +47,12 @@ export class RunRepository {
     @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
   ) {}
 
-  /** Creates the session on first use and the run in RUNNING state. */
-  async startRun({ sessionId, runId, query }: StartRun): Promise<void> {
+  /** Creates the session on first use (owned by the calling key) and the run in RUNNING state. */
+  async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
     await this.sessions
       .createQueryBuilder()
       .insert()
-      .values({ sessionId })
+      .values({ sessionId, ownerKeyDigest })
       .orUpdate(['updated_at'], ['session_id'])
       .execute();
     await this.runs.insert({ runId, sessionId, query, status: 'RUNNING' });
@@ -53,6 +65,51 @@ export class RunRepository {
 
   findSession(sessionId: string): Promise<ChatSessionEntity | null> {
     return this.sessions.findOneBy({ sessionId });
+  }
+
+  /** The session if it exists and belongs to the key; a session of another key is as absent as an unknown one. */
+  async findOwnedSession(sessionId: string, ownerKeyDigest: string): Promise<ChatSessionEntity | null> {
+    return this.sessions.findOneBy({ sessionId, ownerKeyDigest });
+  }
+
+  /** The key's sessions, newest run first, with their run count and newest query. */
+  async listOwnedSessions(
+    ownerKeyDigest: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ sessions: OwnedSession[]; total: number }> {
+    const [rows, total] = await Promise.all([
+      this.sessions.query(
+        `SELECT s.session_id, s.created_at, MAX(r.created_at) AS last_run_at, COUNT(r.run_id) AS run_count,
+           (SELECT LEFT(q.query, 200) FROM diagnosis_run q WHERE q.session_id = s.session_id
+             ORDER BY q.created_at DESC, q.run_id DESC LIMIT 1) AS last_query
+         FROM chat_session s LEFT JOIN diagnosis_run r ON r.session_id = s.session_id
+         WHERE s.owner_key_digest = ?
+         GROUP BY s.session_id, s.created_at
+         ORDER BY last_run_at DESC, s.session_id DESC
+         LIMIT ? OFFSET ?`,
+        [ownerKeyDigest, limit, offset],
+      ) as Promise<
+        {
+          session_id: string;
+          created_at: Date;
+          last_run_at: Date | null;
+          run_count: number | string;
+          last_query: string | null;
+        }[]
+      >,
+      this.sessions.countBy({ ownerKeyDigest }),
+    ]);
+    return {
+      total,
+      sessions: rows.map((row) => ({
+        sessionId: row.session_id,
+        createdAt: row.created_at,
+        lastRunAt: row.last_run_at,
+        runCount: Number(row.run_count),
+        lastQuery: row.last_query,
+      })),
+    };
   }
 
   findRun(runId: string): Promise<DiagnosisRunEntity | null> {

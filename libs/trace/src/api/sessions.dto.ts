@@ -1,0 +1,41 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+export class SessionsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+export class SessionSummaryDto {
+  @ApiProperty() session_id!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) last_run_at!: string | null;
+  @ApiProperty() run_count!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    maxLength: 200,
+    description: 'The newest run’s query, cut to 200 characters',
+  })
+  last_query!: string | null;
+}
+
+export class SessionListDto {
+  @ApiProperty({ type: [SessionSummaryDto] }) sessions!: SessionSummaryDto[];
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+  @ApiProperty({ description: 'All sessions of the key' }) total!: number;
+}

@@ -1,0 +1,115 @@
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import { CONTENT_SOURCES } from '../entities/agent-reasoning-audit.entity';
+import { INTENTS, RUN_STATUSES } from '../entities/diagnosis-run.entity';
+
+const NULLABLE_INT = { type: Number, nullable: true } as const;
+const NULLABLE_STRING = { type: String, nullable: true } as const;
+const SCALAR_MAP: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+};
+
+export class BudgetTotalsDto {
+  @ApiProperty() model_calls!: number;
+  @ApiProperty() tool_calls!: number;
+  @ApiProperty() input_tokens!: number;
+  @ApiProperty() output_tokens!: number;
+  @ApiProperty() total_tokens!: number;
+  @ApiProperty({ ...NULLABLE_STRING, description: 'The first budget limit the run hit' })
+  exhausted!: string | null;
+}
+
+export class RunSummaryDto {
+  @ApiProperty() run_id!: string;
+  @ApiProperty() query!: string;
+  @ApiProperty({ enum: INTENTS, nullable: true }) intent!: string | null;
+  @ApiProperty({ enum: RUN_STATUSES }) status!: string;
+  @ApiProperty({ enum: RUN_STATUSES, nullable: true }) release_outcome!: string | null;
+  @ApiProperty(NULLABLE_STRING) conclusion!: string | null;
+  @ApiProperty(NULLABLE_STRING) fallback_reason!: string | null;
+  @ApiProperty(NULLABLE_STRING) error_code!: string | null;
+  @ApiProperty({ type: BudgetTotalsDto }) budget!: BudgetTotalsDto;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) ended_at!: string | null;
+  @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
+}
+
+export class SessionViewDto {
+  @ApiProperty() session_id!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
+}
+
+export class ModelStepDto {
+  @ApiProperty() step_index!: number;
+  @ApiProperty() role!: string;
+  @ApiProperty() attempt!: number;
+  @ApiProperty({ enum: ['OK', 'ERROR'] }) status!: string;
+  @ApiProperty(NULLABLE_STRING) error_code!: string | null;
+  @ApiProperty(NULLABLE_STRING) finish_reason!: string | null;
+  @ApiProperty() tool_call_count!: number;
+  @ApiProperty(NULLABLE_INT) input_tokens!: number | null;
+  @ApiProperty(NULLABLE_INT) output_tokens!: number | null;
+  @ApiProperty(NULLABLE_INT) total_tokens!: number | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
+}
+
+export class ToolInvocationDto {
+  @ApiProperty(NULLABLE_STRING) tool_call_id!: string | null;
+  @ApiProperty() tool_name!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty(NULLABLE_STRING) evidence_status!: string | null;
+  @ApiProperty(NULLABLE_STRING) error_code!: string | null;
+  @ApiProperty(SCALAR_MAP) arg_summary!: Record<string, string | number | boolean> | null;
+  @ApiProperty(NULLABLE_INT) request_bytes!: number | null;
+  @ApiProperty(NULLABLE_INT) raw_bytes!: number | null;
+  @ApiProperty(NULLABLE_INT) agent_result_bytes!: number | null;
+  @ApiProperty() truncated!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
+}
+
+export class TimelineEventDto {
+  @ApiProperty() phase!: string;
+  @ApiProperty() event_type!: string;
+  @ApiProperty(SCALAR_MAP) details!: Record<string, string | number | boolean | null> | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) at!: string | null;
+}
+
+/** Without runId: the session's runs, newest first. */
+export class SessionRunsDto {
+  @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
+  @ApiProperty({ type: [RunSummaryDto] }) runs!: RunSummaryDto[];
+  @ApiProperty() limit!: number;
+  @ApiProperty() offset!: number;
+}
+
+/** With runId: one run's bounded trace. */
+export class RunTraceDto {
+  @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
+  @ApiProperty({ type: RunSummaryDto }) run!: RunSummaryDto;
+  @ApiProperty({ type: [ModelStepDto] }) steps!: ModelStepDto[];
+  @ApiProperty({ type: [ToolInvocationDto] }) tool_invocations!: ToolInvocationDto[];
+  @ApiProperty({ type: [TimelineEventDto] }) timeline!: TimelineEventDto[];
+}
+
+export class ReasoningStepDto {
+  @ApiProperty() step_index!: number;
+  @ApiProperty() role!: string;
+  @ApiProperty({
+    enum: [...CONTENT_SOURCES, 'UNDECRYPTABLE'],
+    description:
+      'UNDECRYPTABLE: the stored text did not open for this run, step and column; both texts are null',
+  })
+  content_source!: string;
+  @ApiProperty(NULLABLE_STRING) reasoning_content!: string | null;
+  @ApiProperty(NULLABLE_STRING) assistant_text!: string | null;
+}
+
+export class RunReasoningDto {
+  @ApiProperty() session_id!: string;
+  @ApiProperty() run_id!: string;
+  @ApiProperty({ type: [ReasoningStepDto] }) steps!: ReasoningStepDto[];
+}
