@@ -42,6 +42,7 @@ describe('loadHarnessConfig relations', () => {
       'evidence-repair',
       'intent-router',
       'knowledge-answer',
+      'knowledge-guard',
       'semantic-guard',
       'system-chat',
     ]);

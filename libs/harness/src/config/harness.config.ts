@@ -35,6 +35,8 @@ export class HarnessEnv {
   @IsInt() @Min(1000) @Max(11_000_000) HARNESS_REPAIR_MAX_TOTAL_TOKENS: number = 100_000;
   @IsInt() @Min(100) @Max(1_000_000) HARNESS_SEMANTIC_MAX_OUTPUT_TOKENS: number = 8000;
   @IsInt() @Min(1000) @Max(11_000_000) HARNESS_SEMANTIC_MAX_TOTAL_TOKENS: number = 100_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_KNOWLEDGE_GUARD_MAX_OUTPUT_TOKENS: number = 8000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_KNOWLEDGE_GUARD_MAX_TOTAL_TOKENS: number = 100_000;
 
   // SemanticGuard
   @IsInt() @Min(100) @Max(600_000) HARNESS_SEMANTIC_CALL_TIMEOUT_MS: number = 30_000;
@@ -101,7 +103,14 @@ function checkRelations(env: HarnessEnv): void {
       'HARNESS_GUARD_TIME_RESERVE_MS must be less than HARNESS_RUN_TIMEOUT_MS (the agent loop needs time too)',
     );
   }
-  for (const role of ['ROUTER', 'SYSTEM_CHAT', 'KNOWLEDGE_ANSWER', 'REPAIR', 'SEMANTIC'] as const) {
+  for (const role of [
+    'ROUTER',
+    'SYSTEM_CHAT',
+    'KNOWLEDGE_ANSWER',
+    'REPAIR',
+    'SEMANTIC',
+    'KNOWLEDGE_GUARD',
+  ] as const) {
     if (env[`HARNESS_${role}_MAX_OUTPUT_TOKENS`] > env[`HARNESS_${role}_MAX_TOTAL_TOKENS`])
       problems.push(`HARNESS_${role}_MAX_OUTPUT_TOKENS must not exceed HARNESS_${role}_MAX_TOTAL_TOKENS`);
   }
@@ -161,6 +170,10 @@ export function loadHarnessConfig(source: Record<string, string | undefined> = p
       ),
       'evidence-repair': tokens(env.HARNESS_REPAIR_MAX_OUTPUT_TOKENS, env.HARNESS_REPAIR_MAX_TOTAL_TOKENS),
       'semantic-guard': tokens(env.HARNESS_SEMANTIC_MAX_OUTPUT_TOKENS, env.HARNESS_SEMANTIC_MAX_TOTAL_TOKENS),
+      'knowledge-guard': tokens(
+        env.HARNESS_KNOWLEDGE_GUARD_MAX_OUTPUT_TOKENS,
+        env.HARNESS_KNOWLEDGE_GUARD_MAX_TOTAL_TOKENS,
+      ),
     },
     semantic: {
       callTimeoutMs: env.HARNESS_SEMANTIC_CALL_TIMEOUT_MS,

@@ -22,6 +22,7 @@ const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
   'diagnosis-agent': 'AGENT',
   'evidence-repair': 'EVIDENCE',
   'semantic-guard': 'SEMANTIC',
+  'knowledge-guard': 'SEMANTIC',
 };
 
 export interface ModelRequest {

@@ -39,6 +39,7 @@ export class RunContextFactory {
           'knowledge-answer': { ...tokens['knowledge-answer'], maxModelCalls: 1 },
           'evidence-repair': { ...tokens['evidence-repair'], maxModelCalls: retry.evidenceRepair },
           'semantic-guard': { ...tokens['semantic-guard'], maxModelCalls: retry.semanticGuard },
+          'knowledge-guard': { ...tokens['knowledge-guard'], maxModelCalls: retry.knowledgeGuard },
         },
       },
     });
