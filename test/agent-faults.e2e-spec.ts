@@ -107,7 +107,7 @@ describe('model faults during a diagnosis', () => {
     expect(response.text).not.toContain('DRAFT-MARKER');
   });
 
-  it('stops endless tool calls at the model-call budget with a clean failure', async () => {
+  it("stops endless tool calls at the agent loop's own model-call budget with a clean failure", async () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'DIAGNOSIS' }],
@@ -129,9 +129,10 @@ describe('model faults during a diagnosis', () => {
       status: 'FAILED',
       error_code: 'BUDGET_MODEL_CALLS',
       budget_exhausted_reason: 'MODEL_CALLS',
-      model_calls: 6,
+      model_calls: 7,
     });
-    expect(stub.requestsFor('diagnosis-agent')).toHaveLength(5);
+    // The router's call is its own: the agent loop gets all six of HARNESS_AGENT_MAX_MODEL_CALLS.
+    expect(stub.requestsFor('diagnosis-agent')).toHaveLength(6);
   });
 
   it('fails with MODEL_UNAVAILABLE when the model answers HTTP 500, without retrying the agent', async () => {

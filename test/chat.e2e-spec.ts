@@ -1,5 +1,6 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RunningApp, startApp, useStubbedApp } from './support/app-under-test';
+import { MOCK_SCOPE_NOTE } from '@app/guards';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from './support/diagnosis-scripts';
 import { postChat, SseEvent } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
@@ -132,7 +133,7 @@ describe('POST /api/chat over real HTTP', () => {
       ),
     ).toMatchObject({
       user_query: 'order-123 payment times out, find out why',
-      scope: 'order-service, last 30 minutes, MOCK logs',
+      scope: `order-service, last 30 minutes, MOCK logs ${MOCK_SCOPE_NOTE}`,
     });
     for (const table of ['agent_step', 'tool_invocation', 'diagnosis_trace_event', 'agent_reasoning_audit']) {
       const rows = await query<RowDataPacket>(`SELECT COUNT(*) AS n FROM ${table} WHERE run_id = ?`, [runId]);
@@ -293,7 +294,7 @@ describe('POST /api/chat over real HTTP', () => {
     expect(attempts).toHaveLength(2);
   });
 
-  it('gives a follow-up only the previous turn of a released diagnosis', async () => {
+  it('gives a follow-up only the immediately previous turn, and only when it was released', async () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'DIAGNOSIS' }],
@@ -323,7 +324,7 @@ describe('POST /api/chat over real HTTP', () => {
       previous_turn: {
         user_query: 'order-123 payment times out',
         published_conclusion: expect.stringContaining('FIRST payment timeouts'),
-        scope: 'order-service, last 30 minutes, MOCK logs',
+        scope: `order-service, last 30 minutes, MOCK logs ${MOCK_SCOPE_NOTE}`,
         limitations: ['no slow query log'],
         source_documents: [],
       },
@@ -344,8 +345,10 @@ describe('POST /api/chat over real HTTP', () => {
       },
     });
     await postChat(suite.app.baseUrl, { session_id: sessionId, query: 'third question' });
+    // The immediately previous turn (SECOND) was a fallback: nothing safely published, so null — the
+    // older released FIRST behind it is not used (seed §4.6).
     const thirdInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
-    expect(thirdInput.previous_turn.published_conclusion).toContain('FIRST');
+    expect(thirdInput.previous_turn).toBeNull();
   });
 
   it('cancels the run when the client disconnects, sending nothing more', async () => {

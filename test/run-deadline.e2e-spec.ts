@@ -7,6 +7,7 @@ import type { StubReply } from './support/stub-llm/stub-script';
 
 const suite = useStubbedApp({
   HARNESS_RUN_TIMEOUT_MS: '2000',
+  HARNESS_GUARD_TIME_RESERVE_MS: '1000',
   HARNESS_MODEL_CALL_TIMEOUT_MS: '10000',
   HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '10000',
   HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '20000',
@@ -54,7 +55,7 @@ const PHASES: [string, Record<string, StubReply[]>, string][] = [
 ];
 
 describe('run deadline and client disconnect in each phase', () => {
-  it.each(PHASES)(
+  it.each(PHASES.slice(0, 2))(
     'a deadline during %s ends with RUN_TIMEOUT and one terminal state',
     async (_phase, roles) => {
       stub.load({ roles });
@@ -70,6 +71,30 @@ describe('run deadline and client disconnect in each phase', () => {
       });
     },
   );
+
+  it('a deadline during the semantic guard ends in the fixed fallback, not a failure (seed §4.4)', async () => {
+    stub.load({ roles: PHASES[2][1] });
+    const started = Date.now();
+    const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
+    expect(Date.now() - started).toBeLessThan(SLOW);
+    expect(response.events.map((event) => event.event).slice(-2)).toEqual(['content', 'done']);
+    expect(response.events.at(-2)?.data).toMatchObject({
+      content_type: 'FALLBACK',
+      payload: { type: 'SEMANTIC_UNAVAILABLE', conclusion: null },
+    });
+    expect(response.events.at(-1)?.data).toEqual({ outcome: 'FALLBACK' });
+    expect(response.text).not.toContain('DRAFT-MARKER');
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      const [rows] = await connection.query<RowDataPacket[]>(
+        'SELECT status, fallback_reason FROM diagnosis_run WHERE run_id = ?',
+        [String(response.events[0].data.run_id)],
+      );
+      expect(rows[0]).toMatchObject({ status: 'FALLBACK', fallback_reason: 'SEMANTIC_DEADLINE_EXCEEDED' });
+    } finally {
+      await connection.end();
+    }
+  });
 
   it.each(PHASES)(
     'a disconnect during %s cancels the run and sends nothing more',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import {
   BudgetExhausted,
@@ -24,7 +24,7 @@ import {
   RetrievedDocument,
   unverifiedKnowledgeAnswer,
 } from './answers/knowledge-answer';
-import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
+import { DiagnosisPipeline, throwIfCancelled } from './diagnosis/diagnosis-pipeline';
 import { previousTurnOf } from './diagnosis/previous-turn';
 import { IntentRouter } from './routing/intent-router';
 import { ChatEventStream, FailureCode } from './sse/chat-events';
@@ -46,6 +46,12 @@ type Terminal = Omit<
   'modelCalls' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'durationMs'
 >;
 
+/** How a run ended: what MySQL stores, and what the client is told once that is stored. */
+interface Ending {
+  terminal: Terminal;
+  announce(stream: ChatEventStream): void;
+}
+
 const FAILURE_MESSAGES: Record<FailureCode, string> = {
   ROUTING_UNAVAILABLE:
     '当前暂时无法处理该请求，请稍后重试 / The request cannot be handled right now; please try again later.',
@@ -54,18 +60,20 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
   BUDGET_EXHAUSTED:
     '本次诊断超出了资源预算，请缩小问题范围后重试 / The run used up its budget; narrow the question and try again.',
   RUN_TIMEOUT: '本次请求处理超时，请稍后重试 / The request took too long; please try again later.',
+  KNOWLEDGE_UNAVAILABLE:
+    '知识库暂时无法检索，请稍后重试 / The knowledge base could not be searched; please try again later.',
   INTERNAL_ERROR: '处理请求时出现内部错误 / An internal error occurred.',
 };
 
 /**
  * One chat request end to end (seed §4.5–4.7): session and run rows, the RunContext, routing, the
  * intent's executor, exactly one terminal state in MySQL even when a step throws, and the SSE events
- * in their fixed order. The controller only hands over the request, the stream and the client's signal.
+ * in their fixed order. The terminal state is stored before the client hears it: `content`/`failure` +
+ * `done` follow a committed finishRun, and a failed commit is announced as INTERNAL_ERROR instead.
+ * The controller only hands over the request, the stream and the client's signal.
  */
 @Injectable()
 export class ChatApplicationUseCase {
-  private readonly logger = new Logger(ChatApplicationUseCase.name);
-
   constructor(
     private readonly runs: RunRepository,
     private readonly timeline: TimelineRepository,
@@ -93,20 +101,21 @@ export class ChatApplicationUseCase {
     });
     const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
     const started = Date.now();
-    let terminal: Terminal;
+    let ending: Ending;
     try {
       stream.metadata(sessionId, runId);
       await this.timeline.append(runId, 'RUN', 'RUN_STARTED', { query_chars: request.query.length });
-      terminal = await this.execute(ctx, request.query, stream);
+      ending = await this.execute(ctx, request.query, stream);
     } catch (error) {
-      terminal = this.failed(error, stream, runId);
+      ending = this.failed(ctx, error, stream);
     } finally {
       ctx.close();
     }
-    await this.persist(ctx, terminal, started);
+    if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
+    else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
   }
 
-  private async execute(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+  private async execute(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
     stream.status('ROUTING', '正在理解问题 / understanding the request');
     const last = await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId);
     const intent = await this.router.route(ctx, {
@@ -126,18 +135,21 @@ export class ChatApplicationUseCase {
     }
   }
 
-  private async systemChat(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+  private async systemChat(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
     stream.status('ANSWERING', '正在回答 / answering');
     const reply = await this.gateway.invoke(ctx, {
       role: 'system-chat',
       messages: [new HumanMessage(query)],
     });
     ctx.throwIfStopped();
-    stream.content('SYSTEM_ANSWER', { answer: textOf(reply.content) }, 'SUCCESS');
-    return { status: 'SUCCESS', releaseOutcome: 'SUCCESS' };
+    const answer = textOf(reply.content);
+    return {
+      terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
+      announce: (out) => out.content('SYSTEM_ANSWER', { answer }, 'SUCCESS'),
+    };
   }
 
-  private async knowledgeQuery(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
+  private async knowledgeQuery(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
     stream.status('KNOWLEDGE_SEARCHING', '正在检索知识库 / searching the knowledge base');
     const lookup = await this.boundary.execute(
       ctx,
@@ -145,8 +157,14 @@ export class ChatApplicationUseCase {
       `knowledge_query_${ctx.runId}`,
       { query },
     );
-    const retrieved =
-      (lookup.isError ? [] : (lookup.agentResult.evidence as RetrievedDocument[] | undefined)) ?? [];
+    // Seed §5.2: a lookup that failed is never shown as "nothing in the knowledge base".
+    if (lookup.isError) {
+      await this.timeline.append(ctx.runId, 'RELEASE', 'KNOWLEDGE_UNAVAILABLE', {
+        error_code: String(lookup.agentResult.error_code ?? 'TOOL_FAILED'),
+      });
+      return this.failure('KNOWLEDGE_UNAVAILABLE');
+    }
+    const retrieved = (lookup.agentResult.evidence as RetrievedDocument[] | undefined) ?? [];
     let answer = checkKnowledgeAnswer('', []);
     let refusal: string | null = null;
     if (retrieved.length > 0) {
@@ -167,11 +185,15 @@ export class ChatApplicationUseCase {
     });
     const { found: _found, ...payload } = answer;
     if (refusal !== null) {
-      stream.content('KNOWLEDGE_ANSWER', payload, 'FALLBACK');
-      return { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: refusal };
+      return {
+        terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: refusal },
+        announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'FALLBACK'),
+      };
     }
-    stream.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS');
-    return { status: 'SUCCESS', releaseOutcome: 'SUCCESS' };
+    return {
+      terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
+      announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS'),
+    };
   }
 
   /** The isolated check of a drafted knowledge answer; null = release it, otherwise why it is refused. */
@@ -192,33 +214,41 @@ export class ChatApplicationUseCase {
     return review.release ? null : review.reason;
   }
 
-  private async diagnose(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Terminal> {
-    const previous = await this.runs.findLatestPublishedDiagnosis(ctx.sessionId);
+  private async diagnose(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
+    const previous = await this.runs.findPreviousCompletedRun(ctx.sessionId, ctx.runId);
     const result = await this.diagnosis.run(
       ctx,
       query,
-      previousTurnOf(previous?.publishedResult ?? null, this.config.previousTurn),
+      previousTurnOf(previous, this.config.previousTurn),
       stream,
     );
-    ctx.throwIfStopped();
+    // A passed deadline has already become the fallback inside the pipeline; only the client leaving stops here.
+    throwIfCancelled(ctx);
     if (result.outcome === 'SUCCESS') {
-      stream.content('DIAGNOSIS_REPORT', result.report, 'SUCCESS');
       return {
-        status: 'SUCCESS',
-        releaseOutcome: 'SUCCESS',
-        conclusion: result.conclusion,
-        publishedResult: result.publishedResult,
+        terminal: {
+          status: 'SUCCESS',
+          releaseOutcome: 'SUCCESS',
+          conclusion: result.conclusion,
+          publishedResult: result.publishedResult,
+        },
+        announce: (out) => out.content('DIAGNOSIS_REPORT', result.report, 'SUCCESS'),
       };
     }
-    stream.content('FALLBACK', result.fallback, 'FALLBACK');
-    return { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: result.fallbackReason };
+    return {
+      terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: result.fallbackReason },
+      announce: (out) => out.content('FALLBACK', result.fallback, 'FALLBACK'),
+    };
   }
 
   /** Maps what ended the run to a stable failure (or silence, when the client left). */
-  private failed(error: unknown, stream: ChatEventStream, runId: string): Terminal {
+  private failed(ctx: RunContext, error: unknown, stream: ChatEventStream): Ending {
     if (error instanceof RunCancelled) {
       stream.close();
-      return { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' };
+      return {
+        terminal: { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' },
+        announce: () => undefined,
+      };
     }
     const code: FailureCode =
       error instanceof RetryExhausted && error.operation === 'intent_router'
@@ -231,20 +261,27 @@ export class ChatApplicationUseCase {
               ? 'MODEL_UNAVAILABLE'
               : 'INTERNAL_ERROR';
     if (code === 'INTERNAL_ERROR') {
-      this.logger.error(`run ${runId} failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+      ctx
+        .logger(ChatApplicationUseCase.name)
+        .error(`run failed: ${error instanceof Error ? error.name : 'unknown error'}`);
     }
-    stream.failure(code, FAILURE_MESSAGES[code]);
+    return this.failure(code, error instanceof BudgetExhausted ? `BUDGET_${error.limit}` : code);
+  }
+
+  private failure(code: FailureCode, errorCode: string = code): Ending {
     return {
-      status: 'FAILED',
-      releaseOutcome: 'FAILED',
-      errorCode: error instanceof BudgetExhausted ? `BUDGET_${error.limit}` : code,
+      terminal: { status: 'FAILED', releaseOutcome: 'FAILED', errorCode },
+      announce: (out) => out.failure(code, FAILURE_MESSAGES[code]),
     };
   }
 
-  private async persist(ctx: RunContext, terminal: Terminal, started: number): Promise<void> {
+  /** Stores the terminal state; false when it could not be stored (then the client must not hear an answer). */
+  private async persist(ctx: RunContext, terminal: Terminal, started: number): Promise<boolean> {
     const totals = ctx.budget.totals();
+    const log = ctx.logger(ChatApplicationUseCase.name);
+    let stored: boolean;
     try {
-      await this.runs.finishRun(ctx.runId, {
+      stored = await this.runs.finishRun(ctx.runId, {
         ...terminal,
         modelCalls: totals.modelCalls,
         toolCalls: totals.toolCalls,
@@ -253,11 +290,24 @@ export class ChatApplicationUseCase {
         totalTokens: totals.totalTokens,
         durationMs: Date.now() - started,
       });
+    } catch (error) {
+      log.error(
+        `the terminal state could not be stored (${error instanceof Error ? error.name : 'unknown error'})`,
+      );
+      return false;
+    }
+    if (!stored) {
+      log.error('the run had already left RUNNING; its terminal state was not stored');
+      return false;
+    }
+    try {
       await this.timeline.append(ctx.runId, 'RUN', 'RUN_FINISHED', { status: terminal.status });
     } catch (error) {
-      this.logger.error(
-        `run ${ctx.runId}: the terminal state could not be stored (${error instanceof Error ? error.name : 'unknown error'})`,
+      // The state is committed; a missing timeline line does not change what the client is told.
+      log.warn(
+        `RUN_FINISHED could not be appended (${error instanceof Error ? error.name : 'unknown error'})`,
       );
     }
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { MAX_QUERY_CHARS } from '@app/tools';
 
 export class ChatRequestDto {
   @ApiPropertyOptional({
@@ -14,9 +15,15 @@ export class ChatRequestDto {
   })
   session_id?: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 4000, example: 'order-123 payment times out, find out why' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: MAX_QUERY_CHARS,
+    example: 'order-123 payment times out, find out why',
+  })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
-  @Length(1, 4000, { message: 'query must be 1 to 4000 characters after trimming' })
+  @Length(1, MAX_QUERY_CHARS, {
+    message: `query must be 1 to ${MAX_QUERY_CHARS} characters after trimming`,
+  })
   query!: string;
 }

@@ -11,6 +11,7 @@ import {
 import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
 import { Draft, parseDraft } from './draft.schema';
 import { checkEvidence, EvidenceCheck } from './evidence-rules';
+import { repairContentChanges } from './repair-scope';
 
 export type GuardedDraft =
   | { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> }
@@ -19,7 +20,8 @@ export type GuardedDraft =
 /**
  * EvidenceGuard (seed §4.3): the agent's answer must parse as a Draft and every citation must be a
  * READY canonical invocation of this run. On failure, one tool-less structural repair (role
- * evidence-repair, told the exact violations), then the same checks once more.
+ * evidence-repair, told the exact violations), then the same checks once more, plus a check that the
+ * repair changed structure only (every text as the agent wrote it).
  */
 @Injectable()
 export class EvidenceGuard {
@@ -42,11 +44,14 @@ export class EvidenceGuard {
     onRepair();
     ctx.throwIfStopped();
     const repaired = await this.repair(ctx, answer, first.violations);
-    const second = await this.verify(ctx, repaired);
+    const checked = await this.verify(ctx, repaired);
+    const changes = checked.ok ? repairContentChanges(answer, checked.draft) : [];
+    const second: GuardedDraft = changes.length > 0 ? { ok: false, violations: changes } : checked;
     await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', {
       attempt: 2,
       ok: second.ok,
       violations: second.ok ? 0 : second.violations.length,
+      content_changed: changes.length > 0,
     });
     return second;
   }

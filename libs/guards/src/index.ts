@@ -17,6 +17,12 @@ export {
   RELEASE_VIOLATIONS,
 } from './release-checks';
 export type { CitedEvidence, DraftReleaseCheck, ReleaseViolation } from './release-checks';
-export { FALLBACK_TYPES, fallbackReport, releaseReport } from './release-policy';
+export {
+  FALLBACK_TYPES,
+  fallbackReport,
+  MOCK_SCOPE_NOTE,
+  releasedScope,
+  releaseReport,
+} from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType, PublishLimits, Reference } from './release-policy';
 export type { VerifiedEvidence } from './verified-evidence';

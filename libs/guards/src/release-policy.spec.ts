@@ -1,6 +1,6 @@
 import { Draft } from './draft.schema';
 import { VerifiedSnapshot } from './evidence-rules';
-import { fallbackReport, releaseReport } from './release-policy';
+import { fallbackReport, MOCK_SCOPE_NOTE, releasedScope, releaseReport } from './release-policy';
 import { VerifiedEvidence } from './verified-evidence';
 
 const knowledge = {
@@ -64,7 +64,10 @@ describe('releaseReport', () => {
     expect(report.conclusion).toEqual(draft.conclusion);
     expect(report.action_plan).toEqual(draft.action_plan);
     expect(report.recommendations).toEqual(draft.recommendations);
-    expect(report.limitations).toEqual(draft.limitations);
+    expect(report.limitations).toEqual({
+      scope: `order-service, last 30 minutes ${MOCK_SCOPE_NOTE}`,
+      missing_info: draft.limitations.missing_info,
+    });
     expect(report.analysis.map((a) => [a.analysis_id, a.text, a.reference_ids])).toEqual([
       ['a1', 'DRAFT-ANALYSIS 84 pool errors', [1]],
       ['a2', 'runbook says so', [2, 1]],
@@ -84,10 +87,26 @@ describe('releaseReport', () => {
     expect(publishedResult).toEqual({
       user_query: 'q'.repeat(50),
       published_conclusion: 'DRAFT-CONCLUSION pool exhausted',
-      scope: 'order-service, last 30 minutes',
+      scope: `order-service, last 30 minutes ${MOCK_SCOPE_NOTE}`.slice(0, 50),
       limitations: ['no slow query log'],
       source_documents: [{ document_id: 'doc-1', title: '支付超时排查手册' }],
     });
+  });
+});
+
+describe('releasedScope', () => {
+  it.each<[string, string, (typeof logs | typeof knowledge)[], string]>([
+    ['a MOCK log source is cited', 'order-service', [knowledge, logs], `order-service ${MOCK_SCOPE_NOTE}`],
+    ['the draft scope is empty', '', [logs], MOCK_SCOPE_NOTE],
+    ['the note is already there', `x ${MOCK_SCOPE_NOTE}`, [logs], `x ${MOCK_SCOPE_NOTE}`],
+    [
+      'no MOCK source is cited',
+      'order-service',
+      [knowledge, { ...logs, source: 'APPLICATION (FILE)' }],
+      'order-service',
+    ],
+  ])('states MOCK evidence by code when %s', (_name, scope, cited, expected) => {
+    expect(releasedScope(scope, cited)).toBe(expected);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { PublishedResult } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
-import type { VerifiedEvidence } from './verified-evidence';
+import { isMockEvidence, VerifiedEvidence } from './verified-evidence';
 
 export const FALLBACK_TYPES = [
   'EVIDENCE_VALIDATION_FAILED',
@@ -68,6 +68,16 @@ export interface PublishLimits {
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
+export const MOCK_SCOPE_NOTE =
+  '日志证据来自 MOCK 演示数据源，不是生产实时数据 / Log evidence comes from a MOCK source, not live production data.';
+
+/** The draft's scope, plus the MOCK note whenever a MOCK log source is cited (stated by code, not left to the model). */
+export function releasedScope(scope: string, cited: Iterable<VerifiedEvidence>): string {
+  const mock = [...cited].some(isMockEvidence);
+  if (!mock || scope.includes(MOCK_SCOPE_NOTE)) return scope;
+  return scope ? `${scope} ${MOCK_SCOPE_NOTE}` : MOCK_SCOPE_NOTE;
+}
+
 /** SUPPORTED: release the draft as written plus deterministic references; also what a later turn may see. */
 export function releaseReport(
   query: string,
@@ -80,6 +90,10 @@ export function releaseReport(
     const { tool_name: _tool, ...evidence } = snapshot.cited.get(id)!;
     return { reference_id: index + 1, ...evidence };
   });
+  const limitations = {
+    ...draft.limitations,
+    scope: releasedScope(draft.limitations.scope, snapshot.cited.values()),
+  };
   const report: DiagnosisReport = {
     conclusion: draft.conclusion,
     analysis: draft.analysis.map((item) => ({
@@ -90,7 +104,7 @@ export function releaseReport(
     })),
     action_plan: draft.action_plan,
     recommendations: draft.recommendations,
-    limitations: draft.limitations,
+    limitations,
     references,
   };
   const documents = new Map<string, string>();
@@ -104,7 +118,7 @@ export function releaseReport(
   const publishedResult: PublishedResult = {
     user_query: cut(query, limits.maxFieldChars),
     published_conclusion: draft.conclusion ? cut(draft.conclusion.text, limits.maxFieldChars) : null,
-    scope: cut(draft.limitations.scope, limits.maxFieldChars),
+    scope: cut(limitations.scope, limits.maxFieldChars),
     limitations: draft.limitations.missing_info.map((item) => cut(item, limits.maxFieldChars)),
     source_documents: [...documents]
       .slice(0, limits.maxSourceDocuments)

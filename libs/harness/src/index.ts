@@ -6,10 +6,11 @@ export type { LlmConfig } from './config/llm.config';
 export { redisConfig } from './config/redis.config';
 export { RedisHealthIndicator } from './redis/redis.health';
 export { RunContext } from './run/run-context';
+export { RunLogger } from './run/run-logger';
 export { RunContextFactory } from './run/run-context.factory';
 export type { NewRun } from './run/run-context.factory';
 export { RunBudget } from './run/run-budget';
-export type { BudgetLimits, BudgetTotals, TokenUsage } from './run/run-budget';
+export type { BudgetLimits, BudgetTotals, RoleLimits, TokenUsage } from './run/run-budget';
 export {
   BUDGET_LIMITS,
   BudgetExhausted,

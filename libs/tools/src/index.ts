@@ -19,7 +19,7 @@ export { redactText } from './projection/redaction';
 export { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 export type { KnowledgeHit } from './knowledge/knowledge-search.port';
 export { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
-export { LOOKUP_KNOWLEDGE_DESCRIPTION } from './knowledge/lookup-knowledge.tool';
+export { LOOKUP_KNOWLEDGE_DESCRIPTION, MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
 export { LogSourcePort, LOG_TOPICS } from './logs/log-source.port';
 export type { LogEvent, LogRawResponse, LogTopic } from './logs/log-source.port';
 export { projectLogs } from './logs/query-logs-result-projector';

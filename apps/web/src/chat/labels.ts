@@ -19,6 +19,7 @@ export const FAILURE_LABELS: Record<FailureCode, string> = {
   MODEL_UNAVAILABLE: 'The language model is unavailable',
   BUDGET_EXHAUSTED: 'The run used up its budget',
   RUN_TIMEOUT: 'The run reached its time limit',
+  KNOWLEDGE_UNAVAILABLE: 'The knowledge base could not be searched',
   INTERNAL_ERROR: 'The service failed',
 };
 

@@ -1,5 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { harnessConfig, HarnessConfig, RunContext } from '@app/harness';
+import {
+  BudgetExhausted,
+  failureCode,
+  harnessConfig,
+  HarnessConfig,
+  ModelCallFailed,
+  RetryExhausted,
+  RunCancelled,
+  RunContext,
+  RunDeadlineExceeded,
+} from '@app/harness';
 import {
   checkDraftRelease,
   DiagnosisReport,
@@ -25,9 +35,28 @@ export type DiagnosisOutcome =
     }
   | { outcome: 'FALLBACK'; fallback: Fallback; fallbackReason: string };
 
+/** A technical failure of a guard-phase model call: no release, the fixed fallback (seed §4.4, §10.3). */
+function isGuardTechnicalFailure(error: unknown): error is Error {
+  return (
+    error instanceof ModelCallFailed ||
+    error instanceof RetryExhausted ||
+    error instanceof BudgetExhausted ||
+    error instanceof RunDeadlineExceeded
+  );
+}
+
+const codeOf = (error: Error) => (error instanceof RetryExhausted ? error.lastFailure : failureCode(error));
+
+/** Only the client going away stops the guard phase; a passed deadline ends in the fallback instead. */
+export function throwIfCancelled(ctx: RunContext): void {
+  if (ctx.signal.aborted && ctx.signal.reason instanceof RunCancelled) throw ctx.signal.reason;
+}
+
 /**
  * DIAGNOSIS path (seed §4.1–4.4, §10.3): agent -> EvidenceGuard (-> one repair -> EvidenceGuard) ->
  * release checks (code) -> SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
+ * The agent loop runs under a deadline that leaves the guards their time reserve; once a draft exists,
+ * a model failure, budget or deadline in repair or review ends in the fallback, never in a failure.
  */
 @Injectable()
 export class DiagnosisPipeline {
@@ -46,17 +75,30 @@ export class DiagnosisPipeline {
     observer: RunObserver,
   ): Promise<DiagnosisOutcome> {
     await this.timeline.append(ctx.runId, 'AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
-    const answer = await this.agent.run(ctx, query, previousTurn, observer);
+    const agentCtx = ctx.withTimeReserve(this.config.agent.guardTimeReserveMs);
+    let answer: string;
+    try {
+      answer = await this.agent.run(agentCtx, query, previousTurn, observer);
+    } finally {
+      agentCtx.close();
+    }
     await this.timeline.append(ctx.runId, 'AGENT', 'AGENT_FINISHED', { answer_chars: answer.length });
 
     observer.status('EVIDENCE_VALIDATING', '正在校验证据 / validating evidence');
-    const guarded = await this.evidenceGuard.guard(ctx, answer, () =>
-      observer.status('EVIDENCE_REPAIRING', '正在修复引用结构 / repairing citations'),
-    );
+    let guarded: Awaited<ReturnType<EvidenceGuard['guard']>>;
+    try {
+      guarded = await this.evidenceGuard.guard(ctx, answer, () =>
+        observer.status('EVIDENCE_REPAIRING', '正在修复引用结构 / repairing citations'),
+      );
+    } catch (error) {
+      if (!isGuardTechnicalFailure(error)) throw error;
+      throwIfCancelled(ctx);
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${codeOf(error)}`, null);
+    }
     if (!guarded.ok)
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'EVIDENCE_VALIDATION_FAILED', null);
 
-    ctx.throwIfStopped();
+    throwIfCancelled(ctx);
     const snapshot = guarded.check.snapshot;
     // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
     const checked = checkDraftRelease(guarded.draft, snapshot);
@@ -68,13 +110,23 @@ export class DiagnosisPipeline {
     }
     const draft = checked.draft;
     observer.status('SEMANTIC_VALIDATING', '正在进行安全校验 / reviewing the report');
-    const review = await this.semanticGuard.review(ctx, query, draft, snapshot);
+    let review: Awaited<ReturnType<SemanticGuard['review']>>;
+    try {
+      review = await this.semanticGuard.review(ctx, query, draft, snapshot);
+    } catch (error) {
+      if (!isGuardTechnicalFailure(error)) throw error;
+      throwIfCancelled(ctx);
+      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', `SEMANTIC_${codeOf(error)}`, snapshot);
+    }
     if (review.kind === 'UNAVAILABLE')
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', review.reason, snapshot);
     if (review.verdict.verdict === 'UNSUPPORTED')
       return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNSUPPORTED', snapshot);
 
-    ctx.throwIfStopped();
+    // Released only while still inside the deadline: a review that ended late does not publish.
+    throwIfCancelled(ctx);
+    if (ctx.remainingMs() === 0)
+      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
     observer.status('RELEASING', '正在发布报告 / releasing the report');
     const { report, publishedResult } = releaseReport(query, draft, snapshot, this.config.previousTurn);
     await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASED', { references: report.references.length });

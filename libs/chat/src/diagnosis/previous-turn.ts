@@ -1,4 +1,4 @@
-import type { PublishedResult } from '@app/trace';
+import type { DiagnosisRun } from '@app/trace';
 
 export interface PreviousTurn {
   user_query: string;
@@ -8,11 +8,18 @@ export interface PreviousTurn {
   source_documents: { document_id: string; title: string }[];
 }
 
-/** Seed §4.6: built by code from a released run's published result, cut to the configured limits. */
+/**
+ * Seed §4.6: built by code from the session's immediately previous completed turn, and only when that
+ * turn was safely published — a DIAGNOSIS released as SUCCESS with a published result. A previous
+ * turn that was a knowledge answer, a fallback, a failure or a cancellation gives null (an older
+ * published diagnosis behind it is not used). Cut to the configured limits.
+ */
 export function previousTurnOf(
-  published: PublishedResult | null,
+  previous: Pick<DiagnosisRun, 'intent' | 'releaseOutcome' | 'publishedResult'> | null,
   limits: { maxFieldChars: number; maxSourceDocuments: number },
 ): PreviousTurn | null {
+  if (!previous || previous.intent !== 'DIAGNOSIS' || previous.releaseOutcome !== 'SUCCESS') return null;
+  const published = previous.publishedResult;
   if (!published) return null;
   const cut = (text: string) => text.slice(0, limits.maxFieldChars);
   return {

@@ -22,6 +22,7 @@ export const FAILURE_CODES = [
   'MODEL_UNAVAILABLE',
   'BUDGET_EXHAUSTED',
   'RUN_TIMEOUT',
+  'KNOWLEDGE_UNAVAILABLE',
   'INTERNAL_ERROR',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];

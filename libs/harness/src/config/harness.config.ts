@@ -21,6 +21,23 @@ export class HarnessEnv {
   @IsInt() @Min(100) @Max(600_000) HARNESS_MODEL_CALL_TIMEOUT_MS: number = 60_000;
   @IsInt() @Min(100) @Max(600_000) HARNESS_TOOL_CALL_TIMEOUT_MS: number = 20_000;
 
+  // Time the guards keep inside the run deadline: the agent loop must end this long before it
+  @IsInt() @Min(100) @Max(1_200_000) HARNESS_GUARD_TIME_RESERVE_MS: number = 60_000;
+
+  // Token budgets of the other roles; each draws only from its own (calls come from the retry matrix)
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_ROUTER_MAX_OUTPUT_TOKENS: number = 2000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_ROUTER_MAX_TOTAL_TOKENS: number = 20_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_SYSTEM_CHAT_MAX_OUTPUT_TOKENS: number = 2000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_SYSTEM_CHAT_MAX_TOTAL_TOKENS: number = 20_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_KNOWLEDGE_ANSWER_MAX_OUTPUT_TOKENS: number = 4000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_KNOWLEDGE_ANSWER_MAX_TOTAL_TOKENS: number = 40_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_REPAIR_MAX_OUTPUT_TOKENS: number = 8000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_REPAIR_MAX_TOTAL_TOKENS: number = 100_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_SEMANTIC_MAX_OUTPUT_TOKENS: number = 8000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_SEMANTIC_MAX_TOTAL_TOKENS: number = 100_000;
+  @IsInt() @Min(100) @Max(1_000_000) HARNESS_KNOWLEDGE_GUARD_MAX_OUTPUT_TOKENS: number = 8000;
+  @IsInt() @Min(1000) @Max(11_000_000) HARNESS_KNOWLEDGE_GUARD_MAX_TOTAL_TOKENS: number = 100_000;
+
   // SemanticGuard
   @IsInt() @Min(100) @Max(600_000) HARNESS_SEMANTIC_CALL_TIMEOUT_MS: number = 30_000;
   @IsInt() @Min(100) @Max(1_200_000) HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: number = 65_000;
@@ -38,6 +55,7 @@ export class HarnessEnv {
   @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string =
     'superbiz:harness:tool-call';
   @IsInt() @Min(60) @Max(7 * 24 * 3600) HARNESS_EVIDENCE_TTL_SECONDS: number = 2 * 3600;
+  @IsInt() @Min(60) @Max(24 * 3600) HARNESS_EVIDENCE_TTL_SAFETY_MARGIN_SECONDS: number = 600;
   @IsInt() @Min(4 * KB) @Max(64 * MB) HARNESS_EVIDENCE_MAX_RECORD_BYTES: number = 1 * MB;
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
   @IsInt() @Min(4 * KB) @Max(512 * MB) HARNESS_EVIDENCE_MAX_RUN_BYTES: number = 5 * MB;
@@ -69,12 +87,35 @@ export class HarnessEnv {
 /** Relations between keys that single-key rules cannot express. */
 function checkRelations(env: HarnessEnv): void {
   const problems: string[] = [];
+  // Seed §4.2: evidence must outlive the longest run and its review, with a safety margin on top.
   const ttlMs = env.HARNESS_EVIDENCE_TTL_SECONDS * 1000;
-  const needed = env.HARNESS_RUN_TIMEOUT_MS + env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS;
+  const needed =
+    env.HARNESS_RUN_TIMEOUT_MS +
+    env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS +
+    env.HARNESS_EVIDENCE_TTL_SAFETY_MARGIN_SECONDS * 1000;
   if (ttlMs <= needed) {
     problems.push(
-      'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS + HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS (evidence must outlive the run)',
+      'HARNESS_EVIDENCE_TTL_SECONDS must exceed HARNESS_RUN_TIMEOUT_MS + HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS + HARNESS_EVIDENCE_TTL_SAFETY_MARGIN_SECONDS (evidence must outlive the run)',
     );
+  }
+  if (env.HARNESS_GUARD_TIME_RESERVE_MS >= env.HARNESS_RUN_TIMEOUT_MS) {
+    problems.push(
+      'HARNESS_GUARD_TIME_RESERVE_MS must be less than HARNESS_RUN_TIMEOUT_MS (the agent loop needs time too)',
+    );
+  }
+  for (const role of [
+    'ROUTER',
+    'SYSTEM_CHAT',
+    'KNOWLEDGE_ANSWER',
+    'REPAIR',
+    'SEMANTIC',
+    'KNOWLEDGE_GUARD',
+  ] as const) {
+    if (env[`HARNESS_${role}_MAX_OUTPUT_TOKENS`] > env[`HARNESS_${role}_MAX_TOTAL_TOKENS`])
+      problems.push(`HARNESS_${role}_MAX_OUTPUT_TOKENS must not exceed HARNESS_${role}_MAX_TOTAL_TOKENS`);
+  }
+  if (env.HARNESS_AGENT_MAX_OUTPUT_TOKENS > env.HARNESS_AGENT_MAX_TOTAL_TOKENS) {
+    problems.push('HARNESS_AGENT_MAX_OUTPUT_TOKENS must not exceed HARNESS_AGENT_MAX_TOTAL_TOKENS');
   }
   if (env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES > env.HARNESS_EVIDENCE_MAX_RECORD_BYTES) {
     problems.push(
@@ -96,6 +137,11 @@ function checkRelations(env: HarnessEnv): void {
   if (problems.length > 0) throw new ConfigValidationError(problems);
 }
 
+/** A role's token pool: input is bounded by the total, the role's prompt inputs are bounded by chars. */
+function tokens(maxOutputTokens: number, maxTotalTokens: number) {
+  return { maxInputTokens: maxTotalTokens, maxOutputTokens, maxTotalTokens };
+}
+
 export function loadHarnessConfig(source: Record<string, string | undefined> = process.env) {
   const env = validateEnv(HarnessEnv, source);
   checkRelations(env);
@@ -110,6 +156,24 @@ export function loadHarnessConfig(source: Record<string, string | undefined> = p
       runTimeoutMs: env.HARNESS_RUN_TIMEOUT_MS,
       modelCallTimeoutMs: env.HARNESS_MODEL_CALL_TIMEOUT_MS,
       toolCallTimeoutMs: env.HARNESS_TOOL_CALL_TIMEOUT_MS,
+      guardTimeReserveMs: env.HARNESS_GUARD_TIME_RESERVE_MS,
+    },
+    roleTokens: {
+      'intent-router': tokens(env.HARNESS_ROUTER_MAX_OUTPUT_TOKENS, env.HARNESS_ROUTER_MAX_TOTAL_TOKENS),
+      'system-chat': tokens(
+        env.HARNESS_SYSTEM_CHAT_MAX_OUTPUT_TOKENS,
+        env.HARNESS_SYSTEM_CHAT_MAX_TOTAL_TOKENS,
+      ),
+      'knowledge-answer': tokens(
+        env.HARNESS_KNOWLEDGE_ANSWER_MAX_OUTPUT_TOKENS,
+        env.HARNESS_KNOWLEDGE_ANSWER_MAX_TOTAL_TOKENS,
+      ),
+      'evidence-repair': tokens(env.HARNESS_REPAIR_MAX_OUTPUT_TOKENS, env.HARNESS_REPAIR_MAX_TOTAL_TOKENS),
+      'semantic-guard': tokens(env.HARNESS_SEMANTIC_MAX_OUTPUT_TOKENS, env.HARNESS_SEMANTIC_MAX_TOTAL_TOKENS),
+      'knowledge-guard': tokens(
+        env.HARNESS_KNOWLEDGE_GUARD_MAX_OUTPUT_TOKENS,
+        env.HARNESS_KNOWLEDGE_GUARD_MAX_TOTAL_TOKENS,
+      ),
     },
     semantic: {
       callTimeoutMs: env.HARNESS_SEMANTIC_CALL_TIMEOUT_MS,

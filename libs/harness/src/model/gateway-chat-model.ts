@@ -1,5 +1,5 @@
 import { BaseChatModel, BindToolsInput } from '@langchain/core/language_models/chat_models';
-import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { RunContext } from '../run/run-context';
 import { textOf } from './model-audit';
@@ -30,7 +30,40 @@ export class GatewayChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const message = await this.gateway.invoke(this.ctx, { role: this.role, messages, tools: this.tools });
+    const reply = await this.gateway.invoke(this.ctx, { role: this.role, messages, tools: this.tools });
+    const message = withMalformedCallsAsToolCalls(reply);
     return { generations: [{ message, text: textOf(message.content) }] };
   }
+}
+
+/** Marks a tool call whose arguments could not be parsed; HarnessToolNode answers it through the boundary. */
+export const MALFORMED_ARGUMENTS_KEY = '__malformed_arguments__';
+
+/**
+ * The provider parser puts calls with unreadable arguments into `invalid_tool_calls`, which the ReAct
+ * loop ignores (a turn with only such calls would end the run, and the next request would carry a tool
+ * result for a call it no longer shows). Folded into `tool_calls` with the raw text under a marker key,
+ * each one reaches the Harness boundary, gets stored and answered, and stays paired with its result.
+ */
+export function withMalformedCallsAsToolCalls(message: AIMessage): AIMessage {
+  const invalid = message.invalid_tool_calls ?? [];
+  if (invalid.length === 0) return message;
+  return new AIMessage({
+    content: message.content,
+    id: message.id,
+    name: message.name,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+    usage_metadata: message.usage_metadata,
+    tool_calls: [
+      ...(message.tool_calls ?? []),
+      ...invalid.map((call) => ({
+        type: 'tool_call' as const,
+        id: call.id,
+        name: call.name ?? '',
+        args: { [MALFORMED_ARGUMENTS_KEY]: typeof call.args === 'string' ? call.args : '' },
+      })),
+    ],
+    invalid_tool_calls: [],
+  });
 }

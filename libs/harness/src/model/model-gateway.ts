@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { AgentStepRepository } from '@app/trace';
+import { AgentStepRepository, TimelinePhase, TimelineRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { llmConfig, LlmConfig } from '../config/llm.config';
 import { failureCode } from '../retry/failure-classification';
@@ -13,6 +13,17 @@ import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { ProviderChatModel } from './provider-chat-model';
 import { classifyProviderError } from './provider-errors';
+
+/** Where each role's model steps appear in the run's timeline. */
+const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
+  'intent-router': 'ROUTING',
+  'system-chat': 'AGENT',
+  'knowledge-answer': 'AGENT',
+  'diagnosis-agent': 'AGENT',
+  'evidence-repair': 'EVIDENCE',
+  'semantic-guard': 'SEMANTIC',
+  'knowledge-guard': 'SEMANTIC',
+};
 
 export interface ModelRequest {
   role: PromptRole;
@@ -40,6 +51,7 @@ export class ModelGateway {
     @Inject(llmConfig.KEY) private readonly llm: LlmConfig,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     private readonly steps: AgentStepRepository,
+    private readonly timeline: TimelineRepository,
     private readonly budgetAudit: BudgetAudit,
   ) {
     this.model = new ProviderChatModel({
@@ -61,7 +73,7 @@ export class ModelGateway {
 
   async invoke(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
     ctx.throwIfStopped();
-    const stepIndex = await this.reserve(ctx);
+    const stepIndex = await this.reserve(ctx, request.role);
     const startedAt = new Date();
     // The run deadline arrives through ctx.signal; this timeout is the call's own.
     const timeout = AbortSignal.timeout(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs);
@@ -102,10 +114,18 @@ export class ModelGateway {
         },
         UNAVAILABLE_AUDIT,
       );
+      await this.timeline.append(ctx.runId, ROLE_PHASE[request.role], 'MODEL_STEP', {
+        role: request.role,
+        step_index: stepIndex,
+        attempt: step.attempt,
+        status: 'ERROR',
+        error_code: failureCode(failure),
+        duration_ms: Date.now() - startedAt.getTime(),
+      });
       throw failure;
     }
     const usage = tokenUsageOf(message);
-    ctx.budget.recordTokens(usage);
+    ctx.budget.recordTokens(request.role, usage);
     const finishReason = message.response_metadata?.finish_reason;
     await this.steps.record(
       {
@@ -119,17 +139,26 @@ export class ModelGateway {
       },
       reasoningAuditOf(message),
     );
+    await this.timeline.append(ctx.runId, ROLE_PHASE[request.role], 'MODEL_STEP', {
+      role: request.role,
+      step_index: stepIndex,
+      attempt: step.attempt,
+      status: 'OK',
+      tool_calls: (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0),
+      output_tokens: usage.outputTokens,
+      duration_ms: Date.now() - startedAt.getTime(),
+    });
     return message;
   }
 
-  /** The role's cap, never more than what is left of the run's output-token budget. */
+  /** The role's per-call cap, never more than what is left of the role's own output-token budget. */
   private maxTokensFor(ctx: RunContext, role: PromptRole): number {
-    return Math.max(1, Math.min(this.llm.maxTokens[role], ctx.budget.remainingOutputTokens()));
+    return Math.max(1, Math.min(this.llm.maxTokens[role], ctx.budget.remainingOutputTokens(role)));
   }
 
-  private async reserve(ctx: RunContext): Promise<number> {
+  private async reserve(ctx: RunContext, role: PromptRole): Promise<number> {
     try {
-      return ctx.budget.reserveModelCall();
+      return ctx.budget.reserveModelCall(role);
     } catch (error) {
       if (error instanceof BudgetExhausted) await this.budgetAudit.record(ctx, error);
       throw error;

@@ -1,13 +1,24 @@
+import type { PromptRole } from '../model/prompt-library';
 import { BudgetExhausted, BudgetLimit } from './harness-errors';
 
-export interface BudgetLimits {
+/** What one LLM role may spend in a run: its own calls and tokens, never another role's. */
+export interface RoleLimits {
   maxModelCalls: number;
-  maxToolCalls: number;
-  maxCallsPerTool: number;
   maxInputTokens: number;
   maxOutputTokens: number;
   maxTotalTokens: number;
+}
+
+/**
+ * The run's limits. The top-level model/token limits are the Diagnosis Agent loop's; every other role
+ * draws from its own entry in `roles` (a role without one gets a pool of the agent's size), so an agent
+ * that spends its budget leaves the router, the knowledge answer, the repair and SemanticGuard theirs.
+ */
+export interface BudgetLimits extends RoleLimits {
+  maxToolCalls: number;
+  maxCallsPerTool: number;
   maxElapsedMs: number;
+  roles?: Partial<Record<PromptRole, RoleLimits>>;
 }
 
 export interface TokenUsage {
@@ -24,15 +35,22 @@ export interface BudgetTotals extends TokenUsage {
   exhausted: BudgetLimit | null;
 }
 
+interface RoleSpend extends TokenUsage {
+  modelCalls: number;
+}
+
+const ZERO: RoleSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
 /**
- * The only mutable part of a RunContext: counters checked against the configured limits.
- * A reservation that would pass a limit throws BudgetExhausted naming it; the first limit hit is kept.
+ * The only mutable part of a RunContext: counters checked against the configured limits, kept per role
+ * for model calls and tokens and per run for tool calls and time. A reservation that would pass a limit
+ * throws BudgetExhausted naming it; the first limit hit is kept.
  */
 export class RunBudget {
   private modelCalls = 0;
   private toolCalls = 0;
   private readonly toolCallsByTool = new Map<string, number>();
-  private usage: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  private readonly spend = new Map<PromptRole, RoleSpend>();
   private exhaustedLimit: BudgetLimit | null = null;
 
   constructor(
@@ -41,13 +59,36 @@ export class RunBudget {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Reserves one model call and returns its 1-based step index within the run. */
-  reserveModelCall(): number {
+  /** The limits `role` draws from. */
+  limitsOf(role: PromptRole): RoleLimits {
+    return (role === 'diagnosis-agent' ? undefined : this.limits.roles?.[role]) ?? this.limits;
+  }
+
+  /** Reserves one model call of `role` and returns its 1-based step index within the run. */
+  reserveModelCall(role: PromptRole): number {
     this.checkTime();
-    this.checkTokens();
-    if (this.modelCalls >= this.limits.maxModelCalls) this.exhaust('MODEL_CALLS');
+    const limits = this.limitsOf(role);
+    const spent = this.spentBy(role);
+    if (spent.inputTokens >= limits.maxInputTokens) this.exhaust('INPUT_TOKENS');
+    if (spent.outputTokens >= limits.maxOutputTokens) this.exhaust('OUTPUT_TOKENS');
+    if (spent.totalTokens >= limits.maxTotalTokens) this.exhaust('TOTAL_TOKENS');
+    if (spent.modelCalls >= limits.maxModelCalls) this.exhaust('MODEL_CALLS');
+    this.spend.set(role, { ...spent, modelCalls: spent.modelCalls + 1 });
     this.modelCalls += 1;
     return this.modelCalls;
+  }
+
+  /**
+   * Output tokens `role` may still spend in this run (never below 0): the bound for a call's
+   * `max_tokens` together with the role's per-call cap.
+   */
+  remainingOutputTokens(role: PromptRole): number {
+    const limits = this.limitsOf(role);
+    const spent = this.spentBy(role);
+    return Math.max(
+      0,
+      Math.min(limits.maxOutputTokens - spent.outputTokens, limits.maxTotalTokens - spent.totalTokens),
+    );
   }
 
   reserveToolCall(toolName: string): void {
@@ -59,18 +100,24 @@ export class RunBudget {
     this.toolCallsByTool.set(toolName, perTool + 1);
   }
 
-  /** Tokens are known only after a call: they are always recorded, and an overrun stops the next call. */
-  recordTokens(usage: TokenUsage): void {
-    this.usage = {
-      inputTokens: this.usage.inputTokens + usage.inputTokens,
-      outputTokens: this.usage.outputTokens + usage.outputTokens,
-      totalTokens: this.usage.totalTokens + usage.totalTokens,
-    };
+  /**
+   * A tool call the boundary refused before running anything (bad id, duplicate id, bad or malformed
+   * arguments, unknown tool) still costs one call of the run's tool budget, so a model that keeps
+   * sending bad calls runs out like one that keeps sending good ones. Never throws: the refusal is the answer.
+   */
+  countRejectedToolCall(): void {
+    this.toolCalls += 1;
   }
 
-  /** Output tokens still allowed; the bound of the next call's max_tokens. */
-  remainingOutputTokens(): number {
-    return Math.max(0, this.limits.maxOutputTokens - this.usage.outputTokens);
+  /** Tokens are known only after a call: they are always recorded, and an overrun stops the role's next call. */
+  recordTokens(role: PromptRole, usage: TokenUsage): void {
+    const spent = this.spentBy(role);
+    this.spend.set(role, {
+      modelCalls: spent.modelCalls,
+      inputTokens: spent.inputTokens + usage.inputTokens,
+      outputTokens: spent.outputTokens + usage.outputTokens,
+      totalTokens: spent.totalTokens + usage.totalTokens,
+    });
   }
 
   get exhausted(): BudgetLimit | null {
@@ -78,24 +125,28 @@ export class RunBudget {
   }
 
   totals(): BudgetTotals {
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    for (const spent of this.spend.values()) {
+      usage.inputTokens += spent.inputTokens;
+      usage.outputTokens += spent.outputTokens;
+      usage.totalTokens += spent.totalTokens;
+    }
     return {
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       toolCallsByTool: Object.fromEntries(this.toolCallsByTool),
-      ...this.usage,
+      ...usage,
       elapsedMs: this.now() - this.startedAt,
       exhausted: this.exhaustedLimit,
     };
   }
 
-  private checkTime(): void {
-    if (this.now() - this.startedAt >= this.limits.maxElapsedMs) this.exhaust('RUN_TIME');
+  private spentBy(role: PromptRole): RoleSpend {
+    return this.spend.get(role) ?? ZERO;
   }
 
-  private checkTokens(): void {
-    if (this.usage.inputTokens >= this.limits.maxInputTokens) this.exhaust('INPUT_TOKENS');
-    if (this.usage.outputTokens >= this.limits.maxOutputTokens) this.exhaust('OUTPUT_TOKENS');
-    if (this.usage.totalTokens >= this.limits.maxTotalTokens) this.exhaust('TOTAL_TOKENS');
+  private checkTime(): void {
+    if (this.now() - this.startedAt >= this.limits.maxElapsedMs) this.exhaust('RUN_TIME');
   }
 
   private exhaust(limit: BudgetLimit): never {

@@ -20,7 +20,7 @@ export class RunContextFactory {
   }
 
   start(run: NewRun): RunContext {
-    const agent = this.config.agent;
+    const { agent, retry, roleTokens: tokens } = this.config;
     return RunContext.start({
       ...run,
       timeoutMs: agent.runTimeoutMs,
@@ -32,6 +32,15 @@ export class RunContextFactory {
         maxInputTokens: agent.maxInputTokens,
         maxOutputTokens: agent.maxOutputTokens,
         maxTotalTokens: agent.maxTotalTokens,
+        // Calls per role come from the retry matrix: a role may make exactly the attempts it is allowed.
+        roles: {
+          'intent-router': { ...tokens['intent-router'], maxModelCalls: retry.intentRouter },
+          'system-chat': { ...tokens['system-chat'], maxModelCalls: 1 },
+          'knowledge-answer': { ...tokens['knowledge-answer'], maxModelCalls: 1 },
+          'evidence-repair': { ...tokens['evidence-repair'], maxModelCalls: retry.evidenceRepair },
+          'semantic-guard': { ...tokens['semantic-guard'], maxModelCalls: retry.semanticGuard },
+          'knowledge-guard': { ...tokens['knowledge-guard'], maxModelCalls: retry.knowledgeGuard },
+        },
       },
     });
   }

@@ -1,3 +1,4 @@
+import { Logger, LoggerService } from '@nestjs/common';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
 import { RunContext } from './run-context';
@@ -61,5 +62,46 @@ describe('RunContext', () => {
     ctx.close();
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(ctx.signal.aborted).toBe(false);
+  });
+
+  it('withTimeReserve ends the phase early with RunDeadlineExceeded while the run goes on', async () => {
+    const ctx = start(10_000);
+    const phase = ctx.withTimeReserve(9_970);
+    expect(phase.deadline).toBe(ctx.deadline - 9_970);
+    expect(phase.budget).toBe(ctx.budget);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(phase.signal.reason).toBeInstanceOf(RunDeadlineExceeded);
+    expect(ctx.signal.aborted).toBe(false);
+    expect(ctx.remainingMs()).toBeGreaterThan(9_000);
+    phase.close();
+    ctx.close();
+  });
+
+  it('a phase follows its run: a cancelled run cancels the phase with the same reason', () => {
+    const client = new AbortController();
+    const ctx = start(10_000, client.signal);
+    const phase = ctx.withTimeReserve(1_000);
+    client.abort();
+    expect(phase.signal.reason).toBeInstanceOf(RunCancelled);
+    phase.close();
+    ctx.close();
+  });
+
+  it('hands out loggers whose lines carry runId and sessionId', () => {
+    const lines: unknown[] = [];
+    const sink: LoggerService = {
+      log: (message: unknown) => lines.push(message),
+      warn: (message: unknown) => lines.push(message),
+      error: (message: unknown) => lines.push(message),
+    };
+    Logger.overrideLogger(sink);
+    try {
+      const ctx = start(10_000);
+      ctx.logger('ToolBoundary').warn('tool query_logs failed: Error');
+      ctx.close();
+    } finally {
+      Logger.overrideLogger(false);
+    }
+    expect(lines).toEqual([{ msg: 'tool query_logs failed: Error', runId: 'r', sessionId: 's' }]);
   });
 });

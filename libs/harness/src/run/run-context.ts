@@ -1,6 +1,7 @@
 import type { Intent } from '@app/trace';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
+import { RunLogger } from './run-logger';
 import { BudgetLimits, RunBudget } from './run-budget';
 
 export interface RunContextInit {
@@ -14,11 +15,17 @@ export interface RunContextInit {
   parentSignal?: AbortSignal;
 }
 
-/** Owns the deadline timer shared by every view of one run. */
+/** Owns the deadline timer shared by every view of one run (or of one phase of it). */
 class RunLifetime {
   readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
-  private readonly onParentAbort = () => this.controller.abort(new RunCancelled());
+  // A phase inherits its run's reason (cancelled or past the deadline); a client's abort is a cancellation.
+  private readonly onParentAbort = () => {
+    const reason: unknown = this.parent?.reason;
+    this.controller.abort(
+      reason instanceof RunCancelled || reason instanceof RunDeadlineExceeded ? reason : new RunCancelled(),
+    );
+  };
 
   constructor(
     timeoutMs: number,
@@ -83,6 +90,29 @@ export class RunContext {
       this.retryPolicies,
       this.lifetime,
     );
+  }
+
+  /**
+   * The same run with an earlier deadline, `reserveMs` before the run's: the agent loop runs under it so
+   * the guards always keep that much time to review a finished draft (or to fall back). Its signal also
+   * follows the run's. Close it when the phase ends.
+   */
+  withTimeReserve(reserveMs: number): RunContext {
+    const timeoutMs = Math.max(0, this.deadline - reserveMs - Date.now());
+    return new RunContext(
+      this.sessionId,
+      this.runId,
+      this.intent,
+      this.deadline - reserveMs,
+      this.budget,
+      this.retryPolicies,
+      new RunLifetime(timeoutMs, this.signal),
+    );
+  }
+
+  /** A logger whose lines carry this run's runId and sessionId. */
+  logger(context: string): RunLogger {
+    return new RunLogger(context, { runId: this.runId, sessionId: this.sessionId });
   }
 
   remainingMs(now = Date.now()): number {

@@ -2,6 +2,7 @@ import { BaseMessage, isAIMessage, ToolMessage } from '@langchain/core/messages'
 import type { ToolCall } from '@langchain/core/messages/tool';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { MALFORMED_ARGUMENTS_KEY } from '../model/gateway-chat-model';
 import { RunContext } from '../run/run-context';
 import { HarnessTool } from './harness-tool';
 import { ToolBoundary } from './tool-boundary';
@@ -10,7 +11,8 @@ import { ToolBoundary } from './tool-boundary';
  * The prebuilt ToolNode with every tool call of the model's last message answered through the Harness.
  * LangGraph's own node skips a call whose id already has a result in the thread and answers unknown tool
  * names itself; here a repeated id reaches the boundary (DUPLICATE_TOOL_CALL_ID, never an overwrite) and
- * an unknown name is stored and audited as UNKNOWN_TOOL, so every tool call gets exactly one result.
+ * an unknown name is stored and audited as UNKNOWN_TOOL, and a call whose arguments the provider parser
+ * could not read (folded in by GatewayChatModel) as INVALID_ARGUMENTS, so every tool call gets exactly one result.
  * Tool errors are observations; only cancellation and the deadline propagate.
  */
 export class HarnessToolNode extends ToolNode {
@@ -38,12 +40,21 @@ export class HarnessToolNode extends ToolNode {
     config: LangGraphRunnableConfig,
     state: unknown,
   ): Promise<ToolMessage> {
+    const malformed = (call.args as Record<string, unknown> | undefined)?.[MALFORMED_ARGUMENTS_KEY];
+    if (typeof malformed === 'string') {
+      const result = await this.boundary.rejectMalformedArguments(this.ctx, call.name, call.id, malformed);
+      return this.errorMessage(call, result.content);
+    }
     if (this.harnessTools.some((tool) => tool.name === call.name))
       return (await super.runTool(call, config, state)) as ToolMessage;
     const known = this.harnessTools.map((tool) => tool.name);
     const result = await this.boundary.rejectUnknownTool(this.ctx, call.name, call.id, call.args, known);
+    return this.errorMessage(call, result.content);
+  }
+
+  private errorMessage(call: ToolCall, content: string): ToolMessage {
     return new ToolMessage({
-      content: result.content,
+      content,
       tool_call_id: call.id ?? '',
       name: call.name.slice(0, 64),
       status: 'error',

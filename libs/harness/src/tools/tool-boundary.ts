@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ToolInvocationRepository } from '@app/trace';
+import { Inject, Injectable } from '@nestjs/common';
+import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
 import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
@@ -30,6 +30,8 @@ export const TOOL_ERROR_CODES = [
 
 const SAFE_MESSAGES: Record<string, string> = {
   INVALID_TOOL_CALL_ID: 'The tool call id is missing or malformed; the call was not run.',
+  MALFORMED_ARGUMENTS:
+    'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.',
   DUPLICATE_TOOL_CALL_ID: 'This tool call id was already used in this run; the call was not run.',
   TOOL_NOT_READ_ONLY: 'This tool is not allowed to run.',
   BUDGET_EXHAUSTED: 'The tool call budget of this run is used up; conclude with the evidence you have.',
@@ -65,11 +67,10 @@ class Rejection {
  */
 @Injectable()
 export class ToolBoundary {
-  private readonly logger = new Logger(ToolBoundary.name);
-
   constructor(
     private readonly store: InvocationStore,
     private readonly invocations: ToolInvocationRepository,
+    private readonly timeline: TimelineRepository,
     private readonly budgetAudit: BudgetAudit,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
@@ -84,8 +85,10 @@ export class ToolBoundary {
     const startedAt = new Date();
     const requestBytes = safeByteLength(rawArgs);
     let argSummary: ArgSummary | null = null;
+    await this.started(ctx, tool.name, toolCallId);
 
     if (!isValidToolCallId(toolCallId)) {
+      ctx.budget.countRejectedToolCall();
       const rejection = new Rejection('INVALID_TOOL_CALL_ID');
       await this.audit(ctx, tool.name, null, startedAt, { requestBytes, rejection });
       return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', rejection);
@@ -109,6 +112,7 @@ export class ToolBoundary {
     const created = await this.storeOrReject(() => this.store.create(record));
     if (created instanceof Rejection) {
       // A refused create wrote nothing: a duplicate id never overwrites the existing record.
+      if (created.code === 'DUPLICATE_TOOL_CALL_ID') ctx.budget.countRejectedToolCall();
       await this.audit(ctx, tool.name, toolCallId, startedAt, { ...sizes, rejection: created });
       return errorResult(toolCallId, created);
     }
@@ -130,10 +134,14 @@ export class ToolBoundary {
       return outcome === rejection ? failed : errorResult(toolCallId, outcome);
     };
 
-    if (tool.readOnly !== true) return finishWithError(new Rejection('TOOL_NOT_READ_ONLY'));
+    if (tool.readOnly !== true) {
+      ctx.budget.countRejectedToolCall();
+      return finishWithError(new Rejection('TOOL_NOT_READ_ONLY'));
+    }
 
     const parsed = tool.schema.safeParse(rawArgs);
     if (!parsed.success) {
+      ctx.budget.countRejectedToolCall();
       const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(arguments)'))];
       return finishWithError(
         new Rejection('INVALID_ARGUMENTS', `Invalid arguments: check ${fields.join(', ')}.`),
@@ -162,9 +170,9 @@ export class ToolBoundary {
       }
       if (error instanceof ToolFailure) return finishWithError(new Rejection(error.code, error.safeMessage));
       if (error instanceof ToolTimeout) return finishWithError(new Rejection('TOOL_TIMEOUT'));
-      this.logger.warn(
-        `tool ${tool.name} failed in run ${ctx.runId}: ${error instanceof Error ? error.name : 'unknown'}`,
-      );
+      ctx
+        .logger(ToolBoundary.name)
+        .warn(`tool ${tool.name} failed: ${error instanceof Error ? error.name : 'unknown'}`);
       return finishWithError(new Rejection('TOOL_FAILED'));
     }
 
@@ -216,6 +224,7 @@ export class ToolBoundary {
       startedAt,
       durationMs: Date.now() - startedAt.getTime(),
     });
+    await this.finished(ctx, tool.name, toolCallId, 'READY', evidenceStatus, null, startedAt);
     return { content: JSON.stringify(projected), isError: false, agentResult: projected };
   }
 
@@ -230,19 +239,57 @@ export class ToolBoundary {
     rawArgs: unknown,
     knownTools: string[],
   ): Promise<BoundaryResult> {
+    return this.refuse(
+      ctx,
+      toolName,
+      toolCallId,
+      rawArgs,
+      new Rejection(
+        'UNKNOWN_TOOL',
+        `There is no tool named ${safeToolName(toolName)}; use one of ${knownTools.join(', ')}.`,
+      ),
+    );
+  }
+
+  /**
+   * A tool call whose arguments the provider's parser could not read (LangChain's `invalid_tool_calls`):
+   * nothing runs, the call is stored (ERROR / INVALID_ARGUMENTS, request = the raw argument text) and
+   * audited like any other, and the model gets an observation it can correct itself from.
+   */
+  async rejectMalformedArguments(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: unknown,
+    rawArguments: string,
+  ): Promise<BoundaryResult> {
+    return this.refuse(
+      ctx,
+      toolName,
+      toolCallId,
+      rawArguments,
+      new Rejection('INVALID_ARGUMENTS', SAFE_MESSAGES.MALFORMED_ARGUMENTS),
+    );
+  }
+
+  /** Stores and audits a call refused before anything ran; it still costs one call of the tool budget. */
+  private async refuse(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: unknown,
+    rawArgs: unknown,
+    rejection: Rejection,
+  ): Promise<BoundaryResult> {
     ctx.throwIfStopped();
     const startedAt = new Date();
-    const name = toolName.replace(/[^\w.-]/g, '_').slice(0, 64) || 'unknown';
+    const name = safeToolName(toolName);
     const requestBytes = safeByteLength(rawArgs);
+    await this.started(ctx, name, toolCallId);
+    ctx.budget.countRejectedToolCall();
     if (!isValidToolCallId(toolCallId)) {
       const invalid = new Rejection('INVALID_TOOL_CALL_ID');
       await this.audit(ctx, name, null, startedAt, { requestBytes, rejection: invalid });
       return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', invalid);
     }
-    const rejection = new Rejection(
-      'UNKNOWN_TOOL',
-      `There is no tool named ${name}; use one of ${knownTools.join(', ')}.`,
-    );
     const failed = errorResult(toolCallId, rejection);
     const stored = await this.storeOrReject(() =>
       this.store.create({
@@ -343,8 +390,39 @@ export class ToolBoundary {
       startedAt,
       durationMs: Date.now() - startedAt.getTime(),
     });
+    await this.finished(ctx, toolName, toolCallId, 'ERROR', 'ERROR', details.rejection.code, startedAt);
+  }
+
+  /** Timeline (seed §4.5): the call began — name and id only, never arguments or payload. */
+  private async started(ctx: RunContext, toolName: string, toolCallId: unknown): Promise<void> {
+    await this.timeline.append(ctx.runId, 'TOOL', 'TOOL_STARTED', {
+      tool: toolName,
+      tool_call_id: isValidToolCallId(toolCallId) ? toolCallId : null,
+    });
+  }
+
+  /** Timeline: how the call ended — status, evidence status and error code, never the payload. */
+  private async finished(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: string | null,
+    status: 'READY' | 'ERROR',
+    evidenceStatus: string,
+    errorCode: string | null,
+    startedAt: Date,
+  ): Promise<void> {
+    await this.timeline.append(ctx.runId, 'TOOL', 'TOOL_FINISHED', {
+      tool: toolName,
+      tool_call_id: toolCallId,
+      status,
+      evidence_status: evidenceStatus,
+      error_code: errorCode,
+      duration_ms: Date.now() - startedAt.getTime(),
+    });
   }
 }
+
+const safeToolName = (name: string) => name.replace(/[^\w.-]/g, '_').slice(0, 64) || 'unknown';
 
 class ToolTimeout extends Error {}
 

@@ -4,8 +4,14 @@ import { postProcessKnowledge } from './knowledge-evidence-post-processor';
 import { KnowledgeSearchPort } from './knowledge-search.port';
 import { KnowledgeRawResponse, projectRagResult } from './rag-result-projector';
 
+/**
+ * Also the chat's query limit: a KNOWLEDGE_QUERY passes the user's query to this tool unchanged, so a
+ * query the chat accepts must never fail here as INVALID_ARGUMENTS.
+ */
+export const MAX_QUERY_CHARS = 4000;
+
 export const lookupKnowledgeSchema = z.object({
-  query: z.string().trim().min(1).max(500).describe('The question or keywords to look up.'),
+  query: z.string().trim().min(1).max(MAX_QUERY_CHARS).describe('The question or keywords to look up.'),
 });
 export type LookupKnowledgeArgs = z.infer<typeof lookupKnowledgeSchema>;
 

@@ -125,8 +125,40 @@ describe('projectLogs', () => {
       event(5, 'e'),
       event(6, 'f', 'INFO'),
     ];
-    const projection = projectLogs(raw(events), { ...LIMITS, maxEvents: 3 });
-    expect((projection.result.events as LogEvent[]).map((e) => e.message)).toEqual(['b', 'd', 'e']);
+    const projection = projectLogs(raw(events), { ...LIMITS, maxEvents: 4 });
+    expect((projection.result.events as LogEvent[]).map((e) => e.message)).toEqual(['b', 'd', 'e', 'f']);
+  });
+
+  it.each<[string, LogEvent[], number, string[]]>([
+    [
+      'errors and warnings alone would fill the sample',
+      [event(1, 'a', 'INFO'), event(2, 'b'), event(3, 'c', 'WARN'), event(4, 'd'), event(5, 'e', 'DEBUG')],
+      3,
+      ['b', 'd', 'e'],
+    ],
+    [
+      'errors far outnumber the sample',
+      [
+        ...Array.from({ length: 12 }, (_, i) => event(i + 1, `err ${i}`)),
+        event(20, 'deploy finished', 'INFO'),
+      ],
+      8,
+      ['err 0', 'err 2', 'err 4', 'err 6', 'err 7', 'err 9', 'err 11', 'deploy finished'],
+    ],
+  ])('keeps INFO events in the time-ordered sample when %s', (_name, events, maxEvents, expected) => {
+    const projection = projectLogs(raw(events), { ...LIMITS, maxEvents });
+    expect((projection.result.events as LogEvent[]).map((e) => e.message)).toEqual(expected);
+  });
+
+  it('keeps an INFO pattern when error patterns alone would fill the pattern list', () => {
+    const events = [
+      ...Array.from({ length: 6 }, (_, i) => event(i, `failure kind ${String.fromCharCode(97 + i)}`)),
+      event(10, 'deploy finished', 'INFO'),
+    ];
+    const projection = projectLogs(raw(events), { ...LIMITS, maxPatterns: 4 });
+    const patterns = projection.result.patterns as { level: string; example: string }[];
+    expect(patterns).toHaveLength(4);
+    expect(patterns.at(-1)).toMatchObject({ level: 'INFO', example: 'deploy finished' });
   });
 
   it.each([

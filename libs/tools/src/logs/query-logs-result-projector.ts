@@ -39,9 +39,43 @@ function sample<T>(items: T[], count: number): T[] {
   return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]);
 }
 
+const isImportant = (level: LogEvent['level']) => level === 'ERROR' || level === 'WARN';
+
+/** Slots of a bounded list kept for INFO/DEBUG when errors and warnings could fill it (seed §8.3). */
+const quietShare = (max: number) => Math.max(1, Math.floor(max / 4));
+
+/**
+ * The first `max` of a severity-ranked list, except that when the list also holds quiet (INFO/DEBUG)
+ * items, a share of the slots goes to the best of them: INFO is never dropped wholesale.
+ */
+function keepShare<T>(ranked: T[], max: number, important: (item: T) => boolean): T[] {
+  if (ranked.length <= max || max <= 0) return ranked.slice(0, Math.max(0, max));
+  const loud = ranked.filter(important);
+  const quiet = ranked.filter((item) => !important(item));
+  const quietSlots = Math.min(quiet.length, quietShare(max));
+  const loudSlots = Math.min(loud.length, max - quietSlots);
+  const kept = new Set([...loud.slice(0, loudSlots), ...quiet.slice(0, max - loudSlots)]);
+  return ranked.filter((item) => kept.has(item));
+}
+
+/**
+ * The time-ordered event sample: evenly spaced errors and warnings first, but once they alone could
+ * fill it, a share stays for INFO/DEBUG so normal traffic (and what changed) remains visible.
+ */
+function pickEvents(events: LogEvent[], max: number): LogEvent[] {
+  if (events.length <= max) return events;
+  if (max <= 0) return [];
+  const loud = events.filter((event) => isImportant(event.level));
+  const quiet = events.filter((event) => !isImportant(event.level));
+  const quietSlots = Math.min(quiet.length, quietShare(max));
+  const loudSlots = Math.min(loud.length, max - quietSlots);
+  const kept = new Set([...sample(loud, loudSlots), ...sample(quiet, max - loudSlots)]);
+  return events.filter((event) => kept.has(event));
+}
+
 /**
  * QueryLogsResultProjector (seed §8.2–8.3): patterns by stable template with count and first/last seen,
- * a small time-ordered sample that favours errors and warnings, secrets redacted, and the full query
+ * a small time-ordered sample that favours errors and warnings but keeps a share for INFO, secrets redacted, and the full query
  * scope always returned so a partial result is never read as a global one.
  */
 export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): ToolProjection {
@@ -68,11 +102,9 @@ export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): T
     (a, b) => SEVERITY[a.level] - SEVERITY[b.level] || b.count - a.count,
   );
   let truncated = ranked.length > limits.maxPatterns;
-  let patterns = ranked.slice(0, limits.maxPatterns);
+  let patterns = keepShare(ranked, limits.maxPatterns, (pattern) => isImportant(pattern.level));
 
-  const important = raw.events.filter((event) => event.level === 'ERROR' || event.level === 'WARN');
-  const pool = important.length >= limits.maxEvents ? important : raw.events;
-  let events = sample(pool, limits.maxEvents).map((event) => ({
+  let events = pickEvents(raw.events, limits.maxEvents).map((event) => ({
     timestamp: event.timestamp,
     level: event.level,
     service: event.service,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Not, Repository } from 'typeorm';
+import { IsNull, LessThanOrEqual, Not, Repository } from 'typeorm';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity, Intent, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
 
@@ -148,10 +148,21 @@ export class RunRepository {
     return this.runs.findOne({ where: { sessionId, runId: Not(runId) }, order: { createdAt: 'DESC' } });
   }
 
-  /** Seed §4.6: the latest DIAGNOSIS run of the session that was released (SUCCESS) with a published result. */
-  findLatestPublishedDiagnosis(sessionId: string): Promise<DiagnosisRunEntity | null> {
+  /**
+   * Seed §4.6: the session's immediately previous completed turn — the newest run started no later than
+   * `runId` that has left RUNNING (runs still in flight are not turns yet). The caller decides whether it
+   * was safely published; an older published run behind it never counts.
+   */
+  async findPreviousCompletedRun(sessionId: string, runId: string): Promise<DiagnosisRunEntity | null> {
+    const current = await this.runs.findOne({ where: { runId }, select: { runId: true, createdAt: true } });
+    if (!current) return null;
     return this.runs.findOne({
-      where: { sessionId, intent: 'DIAGNOSIS', releaseOutcome: 'SUCCESS', publishedResult: Not(IsNull()) },
+      where: {
+        sessionId,
+        runId: Not(runId),
+        status: Not('RUNNING'),
+        createdAt: LessThanOrEqual(current.createdAt),
+      },
       order: { createdAt: 'DESC' },
     });
   }
