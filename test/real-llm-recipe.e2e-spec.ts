@@ -76,7 +76,9 @@ describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek
     for (const key of Object.keys(replaced)) expect(recipe).toHaveProperty(key);
     const env: Record<string, string> = { PATH: process.env.PATH!, ...recipe, ...replaced };
     expect(env.AUDIT_ENCRYPTION_KEYS).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
-    const chatKey = /(?:^|,)chat\|trace_reader\|knowledge_admin=([0-9a-f]{48})(?:,|$)/.exec(env.API_KEYS)?.[1];
+    const chatKey = /(?:^|,)chat\|trace_reader\|knowledge_admin=([0-9a-f]{48})(?:,|$)/.exec(
+      env.API_KEYS,
+    )?.[1];
     expect(chatKey).toBeDefined();
 
     execFileSync(process.execPath, ['dist/apps/server/src/cli/migrate.js', 'run', '--create-database'], {
