@@ -1,13 +1,42 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { servicesMode, startTestServices, TestServices } from './containers';
 import { TEST_KEYS, TEST_MYSQL, TEST_REDIS } from './test-env';
 
+/** Handed to the global teardown, which Jest runs in this same process. */
+export const E2E_SERVICES = Symbol.for('superbiz.e2e.services');
+type WithServices = typeof globalThis & { [E2E_SERVICES]?: TestServices };
+
 /**
- * Checks that the real MariaDB/MySQL and Redis are up, creates this run's own databases and hands
- * their names to the test files through the environment. Nothing is mocked.
+ * Starts MariaDB/MySQL and Redis with Testcontainers (or checks the machine's own with
+ * TEST_SERVICES=external), creates and migrates this run's own database once, and hands the
+ * connection settings to the test files through the environment. Nothing is mocked.
  */
 export default async function globalSetup(): Promise<void> {
+  if (servicesMode(process.env.TEST_SERVICES) === 'containers') {
+    let services: TestServices;
+    try {
+      services = await startTestServices();
+    } catch (error) {
+      throw new Error(
+        `e2e tests start MySQL and Redis with Testcontainers and need a Docker engine (${(error as Error).message}); ` +
+          'start Docker (on a Debian CI machine: eval "$(scripts/ensure-docker.sh)") or run with TEST_SERVICES=external',
+      );
+    }
+    (globalThis as WithServices)[E2E_SERVICES] = services;
+    Object.assign(process.env, {
+      TEST_MYSQL_HOST: services.mysql.host,
+      TEST_MYSQL_PORT: String(services.mysql.port),
+      TEST_MYSQL_USER: services.mysql.user,
+      TEST_MYSQL_PASSWORD: services.mysql.password,
+      TEST_REDIS_HOST: services.redis.host,
+      TEST_REDIS_PORT: String(services.redis.port),
+    });
+  }
+
   const suffix = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const serviceDb = `superbiz_e2e_${suffix}`;
 
@@ -17,7 +46,7 @@ export default async function globalSetup(): Promise<void> {
   } catch (error) {
     throw new Error(
       `e2e tests need MySQL/MariaDB at ${TEST_MYSQL.host}:${TEST_MYSQL.port} (${(error as Error).message}); ` +
-        'start it (see .ci/run) or set TEST_MYSQL_HOST/PORT/USER/PASSWORD',
+        'start it (scripts/ensure-services.sh) or set TEST_MYSQL_HOST/PORT/USER/PASSWORD',
     );
   }
   try {
@@ -27,6 +56,7 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await connection.end();
   }
+  await migrate(serviceDb);
 
   const redis = new Redis({
     ...TEST_REDIS,
@@ -40,7 +70,7 @@ export default async function globalSetup(): Promise<void> {
     await redis.ping();
   } catch (error) {
     throw new Error(
-      `e2e tests need Redis at ${TEST_REDIS.host}:${TEST_REDIS.port} (${(error as Error).message}); start it (see .ci/run)`,
+      `e2e tests need Redis at ${TEST_REDIS.host}:${TEST_REDIS.port} (${(error as Error).message}); start it (scripts/ensure-services.sh)`,
     );
   } finally {
     redis.disconnect();
@@ -53,6 +83,8 @@ export default async function globalSetup(): Promise<void> {
     DB_USER: TEST_MYSQL.user,
     DB_PASSWORD: TEST_MYSQL.password,
     DB_NAME: serviceDb,
+    // Migrated once above; every app the files boot finds the schema ready.
+    DB_MIGRATIONS_RUN: 'false',
     REDIS_HOST: TEST_REDIS.host,
     REDIS_PORT: String(TEST_REDIS.port),
     ORDER_MYSQL_URL: `mysql://${TEST_MYSQL.host}:${TEST_MYSQL.port}/order_db`,
@@ -63,4 +95,23 @@ export default async function globalSetup(): Promise<void> {
     API_KEYS: `trace_reader=${TEST_KEYS.traceReader},auditor|trace_reader=${TEST_KEYS.auditor},chat=${TEST_KEYS.chat},knowledge_admin=${TEST_KEYS.knowledgeAdmin},chat|knowledge_admin|trace_reader=${TEST_KEYS.operator},chat|trace_reader=${TEST_KEYS.sessionOwner}`,
     TEST_CHAT_API_KEY: TEST_KEYS.chat,
   });
+}
+
+async function migrate(database: string): Promise<void> {
+  const dataSource = new DataSource({
+    type: process.env.DB_TYPE === 'mysql' ? 'mysql' : 'mariadb',
+    ...TEST_MYSQL,
+    username: TEST_MYSQL.user,
+    database,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    logging: false,
+  });
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await dataSource.destroy();
+  }
 }

@@ -1,8 +1,18 @@
 import { createConnection } from 'mysql2/promise';
+import { E2E_SERVICES } from './global-setup';
+import type { TestServices } from './containers';
 import { TEST_MYSQL } from './test-env';
 
-/** Drops every database this run created (each e2e file may add its own with the run's prefix). */
+/**
+ * Stops the containers the global setup started; with external services, drops every database this
+ * run created (each e2e file may add its own with the run's prefix).
+ */
 export default async function globalTeardown(): Promise<void> {
+  const services = (globalThis as typeof globalThis & { [E2E_SERVICES]?: TestServices })[E2E_SERVICES];
+  if (services) {
+    await services.stop();
+    return;
+  }
   const serviceDb = process.env.E2E_SERVICE_DB;
   if (!serviceDb) return;
   const connection = await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 });

@@ -1,13 +1,28 @@
-/** Connection settings of the real services the e2e suite uses; overridable for other machines. */
+/**
+ * Connection settings of the real services the e2e suite uses. Read when used (getters): the global
+ * setup sets TEST_MYSQL_PORT etc. after Testcontainers started the services.
+ */
 export const TEST_MYSQL = {
-  host: process.env.TEST_MYSQL_HOST ?? '127.0.0.1',
-  port: Number(process.env.TEST_MYSQL_PORT ?? 3306),
-  user: process.env.TEST_MYSQL_USER ?? 'root',
-  password: process.env.TEST_MYSQL_PASSWORD ?? '',
+  get host(): string {
+    return process.env.TEST_MYSQL_HOST ?? '127.0.0.1';
+  },
+  get port(): number {
+    return Number(process.env.TEST_MYSQL_PORT ?? 3306);
+  },
+  get user(): string {
+    return process.env.TEST_MYSQL_USER ?? 'root';
+  },
+  get password(): string {
+    return process.env.TEST_MYSQL_PASSWORD ?? '';
+  },
 };
 export const TEST_REDIS = {
-  host: process.env.TEST_REDIS_HOST ?? '127.0.0.1',
-  port: Number(process.env.TEST_REDIS_PORT ?? 6379),
+  get host(): string {
+    return process.env.TEST_REDIS_HOST ?? '127.0.0.1';
+  },
+  get port(): number {
+    return Number(process.env.TEST_REDIS_PORT ?? 6379);
+  },
 };
 
 /** API keys of the e2e run (set as API_KEYS by the global setup). */
