@@ -10,6 +10,7 @@ import {
   shapeReply,
 } from './provider-profiles';
 import { parseStubScript, StubReply, StubScript } from './stub-script';
+import { fillTemplate, textAt } from './stub-template';
 
 /** The `<!-- role: NAME -->` marker every prompt file starts with (DESIGN.md "Roles"). */
 const ROLE_MARKER = /^<!--\s*role:\s*([a-z0-9-]+)\s*-->/;
@@ -177,7 +178,10 @@ export class StubLlmServer {
     const matched = all.find(
       (reply) =>
         (reply.match !== undefined || reply.turn !== undefined) &&
-        (reply.match === undefined || new RegExp(reply.match, 'i').test(userText)) &&
+        (reply.match === undefined ||
+          new RegExp(reply.match, 'i').test(
+            reply.match_path === undefined ? userText : textAt(userText, reply.match_path),
+          )) &&
         (reply.turn === undefined || reply.turn === turn),
     );
     if (matched) return matched;
@@ -201,7 +205,9 @@ export class StubLlmServer {
         arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
       },
     }));
-    const content = reply.content ?? '';
+    const content = reply.template
+      ? fillTemplate(reply.content ?? '', lastUserText(body))
+      : (reply.content ?? '');
     const scripted: ReplyShape = {
       content,
       ...(reply.reasoning_content !== undefined ? { reasoning_content: reply.reasoning_content } : {}),

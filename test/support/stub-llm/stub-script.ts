@@ -24,6 +24,17 @@ export const stubReplySchema = z.strictObject({
   finish_reason: z.string().optional(),
   /** Answer with this reply whenever the last user message matches this regex (case-insensitive); not consumed. */
   match: z.string().optional(),
+  /**
+   * Test `match` against one field of the last user message read as JSON (a path as in `template`,
+   * e.g. `query`) instead of the whole message, so a router script is not misled by other fields.
+   */
+  match_path: z.string().min(1).optional(),
+  /**
+   * `content` is a template filled from the last user message read as JSON: `{{path}}` becomes the JSON
+   * of the value at `path` (`evidence[].document_id` maps over an array, `evidence.0.title` indexes),
+   * `{{path|text}}` its text (array items joined by "; ") escaped to sit inside a JSON string.
+   */
+  template: z.boolean().optional(),
   /** Answer with this reply when the request already holds this many assistant messages (0 = first turn); not consumed. Keeps concurrent agent runs apart. */
   turn: z.number().int().min(0).optional(),
 });
