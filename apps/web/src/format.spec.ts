@@ -1,4 +1,4 @@
-import { formatBytes, formatDuration } from './format';
+import { formatBytes, formatDuration, prettyJson } from './format';
 
 describe('formatting', () => {
   it.each([
@@ -18,5 +18,15 @@ describe('formatting', () => {
     [5 * 1024 * 1024, '5.0 MB'],
   ])('bytes %p -> %s', (bytes, expected) => {
     expect(formatBytes(bytes)).toBe(expected);
+  });
+
+  it.each([
+    ['{"verdict":"SUPPORTED","ids":["a1"]}', '{\n  "verdict": "SUPPORTED",\n  "ids": [\n    "a1"\n  ]\n}'],
+    [' [1,2] ', '[\n  1,\n  2\n]'],
+    ['{"broken": ', '{"broken": '],
+    ['plain reasoning {"x":1}', 'plain reasoning {"x":1}'],
+    ['"a string"', '"a string"'],
+  ])('prettyJson %p', (text, expected) => {
+    expect(prettyJson(text)).toBe(expected);
   });
 });

@@ -18,3 +18,17 @@ export function formatTime(iso: string | null): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }
+
+/**
+ * Model text that is a JSON object or array (a draft, a verdict), indented for reading; any other text,
+ * including JSON inside prose or a code fence, unchanged.
+ */
+export function prettyJson(text: string): string {
+  const trimmed = text.trim();
+  if (!/^[[{]/.test(trimmed)) return text;
+  try {
+    return JSON.stringify(JSON.parse(trimmed), null, 2);
+  } catch {
+    return text;
+  }
+}

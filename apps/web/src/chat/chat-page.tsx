@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { hrefOf } from '../router';
+import { isTurnOpen } from './chat-turn';
 import type { ChatSession } from './use-chat-session';
-import { TurnView } from './turn-view';
+import { TurnView, turnElementId } from './turn-view';
 
 interface ChatPageProps {
   chat: ChatSession;
@@ -15,12 +16,16 @@ const MAX_QUERY_CHARS = 4000;
 export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
   const [query, setQuery] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
-  const end = useRef<HTMLDivElement>(null);
   const turnCount = chat.turns.length;
+  const newest = chat.turns.at(-1);
+  const newestEnded = newest ? !isTurnOpen(newest) : false;
 
+  // The newest turn goes to the top of the view when it starts and again when its answer arrives, so
+  // the answer starts right under the question; aligning the page's end instead left the answer
+  // under the sticky composer.
   useEffect(() => {
-    end.current?.scrollIntoView({ block: 'end' });
-  }, [turnCount]);
+    if (newest) document.getElementById(turnElementId(newest.id))?.scrollIntoView({ block: 'start' });
+  }, [newest?.id, newestEnded]);
 
   const submit = () => {
     const text = query.trim();
@@ -76,7 +81,6 @@ export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
           ))}
         </ol>
       )}
-      <div ref={end} />
 
       <form
         class="composer"

@@ -1,6 +1,17 @@
 import { formatDuration } from '../format';
+import type { StatusCode } from '../api/contracts';
 import type { ProgressStep } from './chat-turn';
 import { STATUS_LABELS } from './labels';
+
+/**
+ * Statuses whose message carries more than the label says (the plan, which tools); the others' fixed
+ * messages only restate the label, so the row shows the label alone.
+ */
+const DETAILED: ReadonlySet<StatusCode> = new Set(['DIAGNOSIS_PLAN', 'TOOL_RUNNING', 'TOOL_DONE']);
+
+export function stepDetail(step: ProgressStep): string | null {
+  return DETAILED.has(step.code) && step.message.trim() !== '' ? step.message : null;
+}
 
 interface ProgressTimelineProps {
   steps: ProgressStep[];
@@ -21,6 +32,7 @@ export function ProgressTimeline({ steps, running }: ProgressTimelineProps) {
       <ol class="progress-steps" aria-live="polite" aria-label="Progress">
         {steps.map((step, index) => {
           const current = running && index === steps.length - 1;
+          const detail = stepDetail(step);
           return (
             <li
               key={index}
@@ -29,7 +41,7 @@ export function ProgressTimeline({ steps, running }: ProgressTimelineProps) {
               aria-current={current ? 'step' : undefined}
             >
               <span class="step-label">{STATUS_LABELS[step.code] ?? step.code}</span>
-              <span class="step-message">{step.message}</span>
+              {detail !== null && <span class="step-message">{detail}</span>}
               <span class="step-time">+{formatDuration(step.elapsedMs)}</span>
             </li>
           );

@@ -21,11 +21,13 @@ function Answer({ turn }: { turn: ChatTurn }) {
   }
 }
 
+export const turnElementId = (turnId: string) => `turn-${turnId}`;
+
 /** One question with its live progress, then its answer, failure or the reason it did not finish. */
 export function TurnView({ turn }: { turn: ChatTurn }) {
   const running = isTurnOpen(turn);
   return (
-    <li class="turn" data-phase={turn.phase} aria-busy={running}>
+    <li class="turn" id={turnElementId(turn.id)} data-phase={turn.phase} aria-busy={running}>
       <p class="question">
         <span class="visually-hidden">You asked: </span>
         {turn.query}

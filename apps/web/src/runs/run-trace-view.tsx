@@ -4,10 +4,11 @@ import { apiRequest } from '../api/api-client';
 import type { RunReasoning, RunTrace } from '../api/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
-import { formatBytes, formatDuration, formatTime } from '../format';
+import { formatBytes, formatDuration, formatTime, prettyJson } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
 import { Tabs } from '../ui/tabs';
+import { offsetMs, shownDurationMs } from './run-timing';
 
 const REFRESH_MS = 2000;
 
@@ -43,7 +44,9 @@ function Summary({ trace }: { trace: RunTrace }) {
         <Fact label="Started">
           <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
         </Fact>
-        <Fact label="Duration">{formatDuration(run.duration_ms)}</Fact>
+        <Fact label="Duration" field="duration">
+          {formatDuration(shownDurationMs(trace))}
+        </Fact>
       </dl>
       <h3>Budget used</h3>
       <dl class="facts budget" aria-label="Budget totals">
@@ -73,14 +76,13 @@ function Fact({ label, field, children }: { label: string; field?: string; child
 }
 
 function Timeline({ trace }: { trace: RunTrace }) {
-  const start = new Date(trace.run.created_at).getTime();
   if (trace.timeline.length === 0) return <p class="hint">No timeline events.</p>;
   return (
     <ol class="timeline" aria-label="Timeline">
       {trace.timeline.map((event, index) => (
         <li key={index}>
           <time dateTime={event.at} class="step-time">
-            +{formatDuration(new Date(event.at).getTime() - start)}
+            +{formatDuration(offsetMs(trace, event.at))}
           </time>
           <span class="badge muted">{event.phase}</span> <span class="event-type">{event.event_type}</span>{' '}
           <Details details={event.details} />
@@ -211,13 +213,13 @@ function Reasoning({
                 {step.reasoning_content && (
                   <>
                     <h4>Reasoning</h4>
-                    <pre>{step.reasoning_content}</pre>
+                    <pre>{prettyJson(step.reasoning_content)}</pre>
                   </>
                 )}
                 {step.assistant_text && (
                   <>
                     <h4>Assistant text</h4>
-                    <pre>{step.assistant_text}</pre>
+                    <pre>{prettyJson(step.assistant_text)}</pre>
                   </>
                 )}
               </li>
