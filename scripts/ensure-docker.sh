@@ -20,7 +20,8 @@ STATE_DIR=${SUPERBIZ_DOCKER_STATE:-/run/superbiz-docker}
 SOCKET="$STATE_DIR/docker.sock"
 DATA_ROOT=${DOCKER_DATA_ROOT:-/var/lib/superbiz-docker}
 BASE_IMAGE=superbiz/debian-base:bookworm
-SERVICES_IMAGE=superbiz/test-services:bookworm
+# Tagged by the content of its build files, so a change to them builds a new image.
+SERVICES_IMAGE=superbiz/test-services:$(cat docker/test-services/* | sha256sum | cut -c1-12)
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 log() { echo "ensure-docker: $*" >&2; }
@@ -33,7 +34,7 @@ if [ "${1:-}" = --stop ]; then
   fi
   export DOCKER_HOST="unix://$SOCKET"
   leftovers=$(docker ps -aq --filter label=org.testcontainers=true 2>/dev/null || true)
-  [ -n "$leftovers" ] && docker rm -f $leftovers >/dev/null 2>&1 || true
+  [ -n "$leftovers" ] && docker rm -f -v $leftovers >/dev/null 2>&1 || true
   kill -TERM "$pid"
   for _ in $(seq 1 100); do
     kill -0 "$pid" 2>/dev/null || exit 0
@@ -70,6 +71,8 @@ JSON
   log "starting dockerd (host networking only)"
   dockerd --config-file "$STATE_DIR/daemon.json" >"$STATE_DIR/dockerd.log" 2>&1 &
   started_pid=$!
+  # An engine this call started must not outlive a failure here: nobody would know its PID.
+  trap '[ $? -eq 0 ] || kill -TERM "$started_pid" 2>/dev/null' EXIT
   for _ in $(seq 1 100); do
     docker info >/dev/null 2>&1 && break
     kill -0 "$started_pid" 2>/dev/null || { log "dockerd exited; see $STATE_DIR/dockerd.log"; exit 1; }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The data directory is initialised at build time, so a start takes about a second; the root password
-# is applied on every start through --init-file.
+# and MARIADB_DATABASE (or MYSQL_DATABASE) are applied on every start through --init-file.
 set -eu
 if [ "$#" -eq 0 ] || [ "${1#-}" != "$1" ]; then
   set -- mariadbd "$@"
@@ -19,6 +19,11 @@ ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING PASSWOR
 CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('$escaped');
 GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;
 SQL
+    database=${MARIADB_DATABASE:-${MYSQL_DATABASE:-}}
+    if [ -n "$database" ]; then
+      printf 'CREATE DATABASE IF NOT EXISTS `%s` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;\n' \
+        "$(printf '%s' "$database" | sed 's/`/``/g')" >> /run/mysqld/init.sql
+    fi
     chown mysql:mysql /run/mysqld/init.sql
     exec mariadbd --user=mysql --datadir=/var/lib/mysql --init-file=/run/mysqld/init.sql "$@"
     ;;
