@@ -91,7 +91,7 @@ describe('web UI: reading a conversation and a run', () => {
     await lastTurn(page).locator('details.progress summary').click();
     const plan = lastTurn(page).locator('li[data-status="DIAGNOSIS_PLAN"] .step-message');
     const lines = await plan.evaluate((element) => {
-      const lineHeight = parseFloat(getComputedStyle(element).lineHeight);
+      const lineHeight = parseFloat(element.ownerDocument.defaultView!.getComputedStyle(element).lineHeight);
       return Math.round(element.getBoundingClientRect().height / lineHeight);
     });
     expect(lines).toBe(3);
