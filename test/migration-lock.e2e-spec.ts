@@ -98,7 +98,14 @@ describe('migrations under the named lock', () => {
     try {
       for (const port of [await freePort(), await freePort()]) {
         const child = spawn(process.execPath, ['dist/apps/server/src/main.js'], {
-          env: { ...process.env, DB_NAME: database, HOST: '127.0.0.1', PORT: String(port) },
+          // The suite migrates its own database once and boots apps with DB_MIGRATIONS_RUN=false.
+          env: {
+            ...process.env,
+            DB_NAME: database,
+            DB_MIGRATIONS_RUN: 'true',
+            HOST: '127.0.0.1',
+            PORT: String(port),
+          },
         });
         const server = { child, baseUrl: `http://127.0.0.1:${port}`, stderr: '' };
         child.stderr?.on('data', (chunk: Buffer) => (server.stderr += chunk.toString()));

@@ -65,9 +65,13 @@ describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek
     // what a user replaces: the provider, the databases, the allowlist path and the port
     const replaced = {
       LLM_BASE_URL: await stub.start(),
+      DB_HOST: process.env.DB_HOST!,
+      DB_PORT: process.env.DB_PORT!,
       DB_USER: process.env.DB_USER!,
       DB_PASSWORD: process.env.DB_PASSWORD ?? '',
       DB_NAME: `${process.env.E2E_SERVICE_DB}_recipe`,
+      REDIS_HOST: process.env.REDIS_HOST!,
+      REDIS_PORT: process.env.REDIS_PORT!,
       MYSQL_TOOLS_CONFIG: 'config/mysql-tools.yaml',
       ORDER_MYSQL_URL: process.env.ORDER_MYSQL_URL!,
       ORDER_MYSQL_PASSWORD: process.env.ORDER_MYSQL_PASSWORD!,
