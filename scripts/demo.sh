@@ -7,6 +7,7 @@ bash scripts/install-if-needed.sh
 npm run build
 
 export DEMO_MODE=true
+export LOG_BACKEND=${LOG_BACKEND:-mock}
 # The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.
 export AUTH_DEV_KEY_ENABLED=${AUTH_DEV_KEY_ENABLED:-true}
 export DB_NAME=${DB_NAME:-superbiz}
