@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     const limits = loadHarnessConfig().logs;
     const figures: Record<string, number | string> = { file_mb: bytes / 1024 / 1024, lines };
     for (const [label, query, minutes] of [
-      ['selective_24h', 'order-service HikariPool connection', 24 * 60],
+      ['selective_24h', 'HikariPool connection timed out', 24 * 60],
       ['broad_30min', 'handled request order', 30],
     ] as const) {
       const started = process.hrtime.bigint();

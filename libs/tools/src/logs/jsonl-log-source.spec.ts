@@ -8,6 +8,7 @@ import {
   JsonlLogSource,
   JsonlLogSourceConfig,
   normalizeLevel,
+  outsideWindow,
   parseLine,
   parseTopicGlobs,
 } from './jsonl-log-source';
@@ -88,6 +89,24 @@ describe('parseLine', () => {
       message: '{"a":1}',
     });
   });
+});
+
+describe('outsideWindow', () => {
+  const key = '"ts"';
+  const pattern = /"ts"\s*:\s*(?:"([^"\\]*)"|(\d+(?:\.\d+)?))/;
+  const from = Date.parse('2026-12-02T10:00:00Z');
+  const to = Date.parse('2026-12-02T11:00:00Z');
+  it.each([
+    ['{"ts":"2026-12-02T09:59:59Z","message":"x"}', true],
+    ['{"ts": "2026-12-02T11:00:01Z"}', true],
+    ['{"ts":"2026-12-02T10:30:00Z"}', false],
+    ['{"ts":1764669600}', true], // a year early,
+    ['{"ts":1796207400000}', false],
+    // unclear lines are left to the full parse
+    ['{"meta":{"ts":"2026-12-01T00:00:00Z"},"ts":"2026-12-02T10:30:00Z"}', false],
+    ['{"ts":"soon"}', false],
+    ['{"other":"2026-12-01T00:00:00Z"}', false],
+  ])('%s -> %s', (line, skipped) => expect(outsideWindow(line, key, pattern, from, to)).toBe(skipped));
 });
 
 describe('JsonlLogSource', () => {

@@ -142,6 +142,19 @@ function mayMatch(line: string, terms: string[], needed: number): boolean {
 }
 
 /**
+ * Cheap time pre-check before JSON.parse: when the timestamp key occurs exactly once in the line and its
+ * value is readable, a line outside the window is skipped unparsed. Anything unclear is parsed.
+ */
+export function outsideWindow(line: string, key: string, pattern: RegExp, from: number, to: number): boolean {
+  const first = line.indexOf(key);
+  if (first < 0 || first !== line.lastIndexOf(key)) return false;
+  const value = pattern.exec(line);
+  if (!value) return false;
+  const at = value[1] !== undefined ? Date.parse(value[1]) : timestampOf(Number(value[2]));
+  return Number.isFinite(at) && (at < from || at > to);
+}
+
+/**
  * The FILE log source: JSON-lines exports in one directory, mapped to topics by file-name globs. Files are
  * streamed line by line (never read whole), so a gigabyte export costs memory only for its matches;
  * lines that are not JSON objects with a timestamp and a message are skipped.
@@ -168,6 +181,10 @@ export class JsonlLogSource extends LogSourcePort {
     const to = query.endTime.getTime();
     const terms = queryTerms(query.query);
     const needed = requiredHits(terms);
+    const timeKey = JSON.stringify(this.config.fields.timestamp);
+    const timePattern = new RegExp(
+      `${timeKey.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:\\s*(?:"([^"\\\\]*)"|(\\d+(?:\\.\\d+)?))`,
+    );
     const matches: (LogEvent & { at: number })[] = [];
     for (const file of files) {
       signal.throwIfAborted();
@@ -176,7 +193,7 @@ export class JsonlLogSource extends LogSourcePort {
       signal.addEventListener('abort', stop, { once: true });
       try {
         for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-          if (!mayMatch(line, terms, needed)) continue;
+          if (!mayMatch(line, terms, needed) || outsideWindow(line, timeKey, timePattern, from, to)) continue;
           const event = parseLine(line, this.config.fields);
           if (!event || event.at < from || event.at > to || !matchesQuery(event, terms)) continue;
           matches.push(event);
