@@ -17,6 +17,7 @@ module.exports = {
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/libs/**/*.spec.ts',
         '<rootDir>/test/support/**/*.spec.ts',
+        '<rootDir>/eval/**/*.spec.ts',
       ],
       moduleNameMapper,
       transform,

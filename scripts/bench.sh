@@ -8,6 +8,7 @@ bash scripts/install-if-needed.sh
 npm run build
 export LOG_LEVEL=${LOG_LEVEL:-silent}
 export AUTH_DEV_KEY_ENABLED=true
+export LOG_BACKEND=${LOG_BACKEND:-mock}
 export TEST_CHAT_API_KEY=superbiz-dev-key-change-me
 export AUDIT_ENCRYPTION_KEYS=${AUDIT_ENCRYPTION_KEYS:-bench:$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")}
 export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/order_db}

@@ -13,6 +13,7 @@ fi
 
 export DEMO_MODE=true
 export HOST=${HOST:-127.0.0.1}
+export LOG_BACKEND=${LOG_BACKEND:-mock}
 # The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.
 export AUTH_DEV_KEY_ENABLED=${AUTH_DEV_KEY_ENABLED:-true}
 export DB_NAME=${DB_NAME:-superbiz}

@@ -12,11 +12,11 @@ describe('query_logs through the Harness boundary (MOCK log source)', () => {
   afterAll(() => fixture.close());
 
   const call = async (id: string, args: unknown) => {
+    const queryLogs = fixture.app.get(EvidenceTools).queryLogs;
+    if (!queryLogs) throw new Error('query_logs needs LOG_BACKEND=mock (set by the e2e global setup)');
     const ctx = await startTestRun(fixture);
     try {
-      const result = await fixture.app
-        .get(ToolBoundary)
-        .execute(ctx, fixture.app.get(EvidenceTools).queryLogs, id, args);
+      const result = await fixture.app.get(ToolBoundary).execute(ctx, queryLogs, id, args);
       return JSON.parse(result.content) as Record<string, unknown>;
     } finally {
       ctx.close();

@@ -1,5 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { agentTurns, draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat } from './support/sse-client';
 import { StubLlmServer } from './support/stub-llm/stub-llm-server';
@@ -50,6 +52,7 @@ function listeningUrl(child: ChildProcess, output: { text: string }): Promise<st
 describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek thinking-mode stub)', () => {
   const stub = new StubLlmServer();
   let service: ChildProcess | undefined;
+  const logsDir = mkdtempSync(join(tmpdir(), 'e2e-recipe-logs-'));
 
   afterAll(async () => {
     if (service && service.exitCode === null) {
@@ -58,10 +61,16 @@ describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek
       await exited;
     }
     await stub.stop();
+    rmSync(logsDir, { recursive: true, force: true });
   });
 
   it('migrates, starts with exactly the recipe variables, logs its URL and answers a diagnosis SUCCESS', async () => {
     const recipe = runRecipe(recipeBlock());
+    // the user's JSON-lines logs: the pool errors the scripted agent's query_logs call looks for
+    writeFileSync(
+      join(logsDir, 'application.jsonl'),
+      `${JSON.stringify({ timestamp: new Date(Date.now() - 60_000).toISOString(), level: 'ERROR', service: 'order-service', message: 'HikariPool-1 - Connection is not available, request timed out after 30000ms' })}\n`,
+    );
     // what a user replaces: the provider, the databases, the allowlist path and the port
     const replaced = {
       LLM_BASE_URL: await stub.start(),
@@ -73,6 +82,7 @@ describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek
       REDIS_HOST: process.env.REDIS_HOST!,
       REDIS_PORT: process.env.REDIS_PORT!,
       MYSQL_TOOLS_CONFIG: 'config/mysql-tools.yaml',
+      LOGS_JSONL_DIR: logsDir,
       ORDER_MYSQL_URL: process.env.ORDER_MYSQL_URL!,
       ORDER_MYSQL_PASSWORD: process.env.ORDER_MYSQL_PASSWORD!,
       PORT: '0',

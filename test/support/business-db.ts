@@ -81,11 +81,15 @@ async function seed(connection: Connection, now: Date): Promise<void> {
   );
 }
 
-/** Creates the schema with realistic rows (incl. the order-123 payment-timeout incident) and the reader account. */
+/**
+ * Creates the schema with realistic rows (incl. the order-123 payment-timeout incident) and the reader
+ * account; the eval passes `seedRows: false` and loads each scenario's own rows instead.
+ */
 export async function createBusinessDatabase(
   admin: AdminConnection,
   db: BusinessDatabase,
   now = new Date(),
+  seedRows = true,
 ): Promise<void> {
   // It drops and recreates the schema: only ever one of ours.
   if (!db.schema.startsWith('superbiz_'))
@@ -106,7 +110,7 @@ export async function createBusinessDatabase(
       payment_id VARCHAR(32) PRIMARY KEY, order_id VARCHAR(32) NOT NULL, channel VARCHAR(16) NOT NULL,
       status VARCHAR(16) NOT NULL, error_code VARCHAR(32) NULL, latency_ms INT NOT NULL, raw_payload TEXT NULL,
       created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL, KEY idx_payment_order (order_id))`);
-    await seed(connection, now);
+    if (seedRows) await seed(connection, now);
     const account = `${connection.escape(db.user)}@'%'`;
     await connection.query(
       `CREATE USER IF NOT EXISTS ${account} IDENTIFIED BY ${connection.escape(db.password)}`,

@@ -10,27 +10,30 @@ import { queryMysqlTool } from './mysql/query-mysql.tool';
 
 export type AnyHarnessTool = HarnessToolDefinition<Record<string, unknown>, unknown>;
 
-/** The agent's three read-only evidence tools, built once from validated configuration. */
+/** The agent's read-only evidence tools, built once from validated configuration; query_logs only with a log backend. */
 @Injectable()
 export class EvidenceTools {
   readonly lookupKnowledge: AnyHarnessTool;
-  readonly queryLogs: AnyHarnessTool;
+  readonly queryLogs: AnyHarnessTool | null;
   readonly queryMysql: AnyHarnessTool;
 
   constructor(
     @Inject(toolsConfig.KEY) tools: ToolsConfig,
     @Inject(harnessConfig.KEY) harness: HarnessConfig,
     knowledge: KnowledgeSearchPort,
-    logs: LogSourcePort,
+    @Inject(LogSourcePort) logs: LogSourcePort | null,
     executor: MysqlQueryExecutor,
   ) {
     this.lookupKnowledge = lookupKnowledgeTool(knowledge, harness.rag);
-    this.queryLogs = queryLogsTool(logs, harness.logs);
+    const replayNow = tools.logs.backend === 'jsonl' ? tools.logs.now : null;
+    this.queryLogs = logs ? queryLogsTool(logs, harness.logs, replayNow ? () => replayNow : undefined) : null;
     this.queryMysql = queryMysqlTool(tools.mysqlDataSources, executor, harness.mysql);
   }
 
   /** Every tool the Diagnosis Agent may call. */
   all(): AnyHarnessTool[] {
-    return [this.lookupKnowledge, this.queryLogs, this.queryMysql];
+    return this.queryLogs
+      ? [this.lookupKnowledge, this.queryLogs, this.queryMysql]
+      : [this.lookupKnowledge, this.queryMysql];
   }
 }

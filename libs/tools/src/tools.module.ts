@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { MulterModule } from '@nestjs/platform-express';
 import { harnessConfig, HarnessModule } from '@app/harness';
@@ -11,6 +11,7 @@ import { EmbeddedKnowledgeSearch } from './knowledge/embedded-knowledge-search';
 import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 import { LogSourcePort } from './logs/log-source.port';
+import { JsonlLogSource } from './logs/jsonl-log-source';
 import { MockLogSource } from './logs/mock-log-source';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
 
@@ -47,7 +48,26 @@ import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
           ? new PyRagKnowledgeSearch(config.pyrag)
           : new EmbeddedKnowledgeSearch(knowledge),
     },
-    { provide: LogSourcePort, useClass: MockLogSource },
+    {
+      provide: LogSourcePort,
+      inject: [toolsConfig.KEY],
+      useFactory: (config: ToolsConfig): LogSourcePort | null => {
+        const logs = config.logs;
+        switch (logs.backend) {
+          case 'jsonl':
+            return new JsonlLogSource(logs.jsonl);
+          case 'mock':
+            if (logs.warnMockOutsideDemo) {
+              new Logger('ToolsModule').warn(
+                'LOG_BACKEND=mock outside DEMO_MODE: query_logs answers from generated sample logs, not your systems',
+              );
+            }
+            return new MockLogSource();
+          case 'none':
+            return null;
+        }
+      },
+    },
     MysqlQueryExecutor,
     DocumentsService,
     EvidenceTools,

@@ -36,6 +36,14 @@ export interface ModelRequest {
   timeoutMs?: number;
 }
 
+function toolNamesOf(tools: BindToolsInput[] = []): string[] {
+  return tools.flatMap((tool) => {
+    const named = tool as { name?: unknown; function?: { name?: unknown } };
+    const name = named.name ?? named.function?.name;
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
 /**
  * The one way to the LLM. Builds the single provider client (no SDK retries), and for every call checks
  * the run's budget and deadline, bounds the reply with `max_tokens` (the role's cap, lowered to what is
@@ -78,7 +86,10 @@ export class ModelGateway {
     // The run deadline arrives through ctx.signal; this timeout is the call's own.
     const timeout = AbortSignal.timeout(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs);
     const runnable = request.tools?.length ? this.model.bindTools(request.tools) : this.model;
-    const messages = [this.prompts.systemMessage(request.role), ...request.messages];
+    const messages = [
+      this.prompts.systemMessage(request.role, toolNamesOf(request.tools)),
+      ...request.messages,
+    ];
     const step = {
       runId: ctx.runId,
       stepIndex,

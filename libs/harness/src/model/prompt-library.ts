@@ -32,11 +32,26 @@ export class PromptLibrary {
     );
   }
 
-  text(role: PromptRole): string {
-    return this.prompts.get(role)!;
+  /** The role's prompt; a line tagged `<!-- tool: NAME -->` stays (untagged) only when NAME is among `toolNames`. */
+  text(role: PromptRole, toolNames: readonly string[] = []): string {
+    return renderToolLines(this.prompts.get(role)!, toolNames);
   }
 
-  systemMessage(role: PromptRole): SystemMessage {
-    return new SystemMessage(this.text(role));
+  systemMessage(role: PromptRole, toolNames: readonly string[] = []): SystemMessage {
+    return new SystemMessage(this.text(role, toolNames));
   }
+}
+
+const TOOL_LINE = /\s*<!--\s*tool:\s*([a-z0-9_]+)\s*-->/;
+
+/** Drops the lines about tools this call does not offer, so a prompt never names a tool that is switched off. */
+export function renderToolLines(text: string, toolNames: readonly string[]): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      const tag = TOOL_LINE.exec(line);
+      if (!tag) return [line];
+      return toolNames.includes(tag[1]) ? [line.replace(TOOL_LINE, '')] : [];
+    })
+    .join('\n');
 }

@@ -1,7 +1,21 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigType, registerAs } from '@nestjs/config';
-import { IsIn, IsInt, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
-import { validateEnv } from '@app/config';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
+import { JsonlLogSourceConfig, parseTopicGlobs } from '../logs/jsonl-log-source';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
@@ -20,6 +34,65 @@ export class ToolsEnv {
   /** Where uploaded originals are kept (file names are generated ids, never the uploader's). */
   @IsString() @MinLength(1) DOCUMENTS_DIR: string = 'var/documents';
   @IsInt() @Min(1024) @Max(50 * 1024 * 1024) DOCUMENTS_MAX_BYTES: number = 2 * 1024 * 1024;
+
+  /** Where query_logs reads: JSON-lines files, the generated MOCK dataset (demo only), or no log tool at all. */
+  @IsIn(['jsonl', 'mock', 'none']) LOG_BACKEND: 'jsonl' | 'mock' | 'none' = 'none';
+  @IsOptional() @IsString() LOGS_JSONL_DIR?: string;
+  @IsString()
+  @MinLength(1)
+  LOGS_JSONL_TOPICS: string = 'APPLICATION=application*.jsonl,ACCESS=access*.jsonl,DATABASE=database*.jsonl';
+  @IsString() @MinLength(1) LOGS_JSONL_TIMESTAMP_FIELD: string = 'timestamp';
+  @IsString() @MinLength(1) LOGS_JSONL_LEVEL_FIELD: string = 'level';
+  @IsString() @MinLength(1) LOGS_JSONL_SERVICE_FIELD: string = 'service';
+  @IsString() @MinLength(1) LOGS_JSONL_MESSAGE_FIELD: string = 'message';
+  /** A fixed "now" for the time window, to replay an exported incident; unset = the real clock. */
+  @IsOptional() @IsISO8601({ strict: true }) LOGS_JSONL_NOW?: string;
+  @IsInt() @Min(1) @Max(1_000_000) LOGS_JSONL_MAX_MATCHES: number = 20_000;
+
+  /** Read here only to warn that MOCK logs are on outside the demo. */
+  @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
+}
+
+export type LogsConfig =
+  | { backend: 'none' | 'mock'; warnMockOutsideDemo: boolean }
+  | { backend: 'jsonl'; jsonl: JsonlLogSourceConfig; now: Date | null };
+
+/** The log backend slice; relations single-key rules cannot express fail here, naming the key. */
+export function logsConfigOf(env: ToolsEnv): LogsConfig {
+  if (env.LOG_BACKEND !== 'jsonl') {
+    return { backend: env.LOG_BACKEND, warnMockOutsideDemo: env.LOG_BACKEND === 'mock' && !env.DEMO_MODE };
+  }
+  const problems: string[] = [];
+  const directory = env.LOGS_JSONL_DIR ? resolve(env.LOGS_JSONL_DIR) : '';
+  let isDirectory = false;
+  try {
+    isDirectory = directory !== '' && statSync(directory).isDirectory();
+  } catch {
+    isDirectory = false;
+  }
+  if (!isDirectory) problems.push('LOGS_JSONL_DIR must name an existing directory when LOG_BACKEND=jsonl');
+  let topics: JsonlLogSourceConfig['topics'] = {};
+  try {
+    topics = parseTopicGlobs(env.LOGS_JSONL_TOPICS);
+  } catch (error) {
+    problems.push(`LOGS_JSONL_TOPICS: ${(error as Error).message}`);
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+  return {
+    backend: 'jsonl',
+    jsonl: {
+      directory,
+      topics,
+      fields: {
+        timestamp: env.LOGS_JSONL_TIMESTAMP_FIELD,
+        level: env.LOGS_JSONL_LEVEL_FIELD,
+        service: env.LOGS_JSONL_SERVICE_FIELD,
+        message: env.LOGS_JSONL_MESSAGE_FIELD,
+      },
+      maxMatches: env.LOGS_JSONL_MAX_MATCHES,
+    },
+    now: env.LOGS_JSONL_NOW ? new Date(env.LOGS_JSONL_NOW) : null,
+  };
 }
 
 export const toolsConfig = registerAs('tools', () => {
@@ -36,6 +109,7 @@ export const toolsConfig = registerAs('tools', () => {
     pyrag: { baseUrl: env.PYRAG_BASE_URL, mode: env.PYRAG_SEARCH_MODE, timeoutMs: env.PYRAG_TIMEOUT_MS },
     documents: { directory: env.DOCUMENTS_DIR, maxBytes: env.DOCUMENTS_MAX_BYTES },
     mysqlDataSources,
+    logs: logsConfigOf(env),
   };
 });
 export type ToolsConfig = ConfigType<typeof toolsConfig>;

@@ -17,7 +17,7 @@ export interface LogQuery {
 
 /** What a log source returns: every matching event in scope, time-ordered. */
 export interface LogRawResponse {
-  source_kind: 'MOCK' | 'CLS';
+  source_kind: 'MOCK' | 'FILE' | 'CLS';
   topic: LogTopic;
   query: string;
   start_time: string;
@@ -25,7 +25,10 @@ export interface LogRawResponse {
   events: LogEvent[];
 }
 
-/** The log source port (seed §8); this version ships only the MOCK adapter. Region, topic ids and limits are the adapter's. */
+/**
+ * The log source port (seed §8): MOCK (generated demo data) or FILE (JSON-lines exports, chosen by
+ * LOG_BACKEND). Region, topic ids, files and limits are the adapter's.
+ */
 export abstract class LogSourcePort {
   abstract search(query: LogQuery, signal: AbortSignal): Promise<LogRawResponse>;
 }

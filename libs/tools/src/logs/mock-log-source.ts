@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { tokenize } from '../knowledge/text-tokenizer';
+import { matchesQuery, queryTerms } from './log-match';
 import { LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 
 interface Template {
@@ -165,14 +165,6 @@ export function generateMockLogs(now: Date): Record<LogTopic, LogEvent[]> {
   return byTopic;
 }
 
-/** An event matches when it contains at least half of the query's terms (service names count). */
-export function matchesQuery(event: LogEvent, terms: string[]): boolean {
-  if (terms.length === 0) return true;
-  const haystack = new Set(tokenize(`${event.service} ${event.message}`));
-  const hits = terms.filter((term) => haystack.has(term)).length;
-  return hits >= Math.max(1, Math.ceil(terms.length / 2));
-}
-
 /** The MOCK log source: the generated dataset, anchored to the end of each query's window so the incident is always recent. */
 @Injectable()
 export class MockLogSource extends LogSourcePort {
@@ -180,7 +172,7 @@ export class MockLogSource extends LogSourcePort {
     const data = generateMockLogs(query.endTime);
     const start = query.startTime.toISOString();
     const end = query.endTime.toISOString();
-    const terms = [...new Set(tokenize(query.query))];
+    const terms = queryTerms(query.query);
     const events = data[query.topic].filter(
       (event) => event.timestamp >= start && event.timestamp <= end && matchesQuery(event, terms),
     );

@@ -28,7 +28,7 @@ export function queryLogsSchema(limits: HarnessConfig['logs']) {
 export type QueryLogsArgs = z.infer<ReturnType<typeof queryLogsSchema>>;
 
 const DESCRIPTION = [
-  'Search recent application, access or database logs within a time window ending now.',
+  'Search recent application, access or database logs within a time window ending now (or at the end of a replayed incident export).',
   'Returns aggregated message patterns (count, first/last seen) and a few time-ordered sample events, with the exact scope searched.',
   'Use it for live symptoms (errors, timeouts, pool exhaustion); not for documentation or order/payment records.',
   '查询最近的应用/访问/数据库日志，返回按模板聚合的模式和少量时间线事件。',
