@@ -58,7 +58,7 @@ REDIS_PASSWORD=smoke-redis-$RANDOM$RANDOM
 ORDER_MYSQL_PASSWORD=smoke-reader-$RANDOM$RANDOM
 API_KEY=smoke-operator-key-$RANDOM$RANDOM
 # The roles the smoke's one key needs: chat, and whatever role document uploads require.
-API_ROLES=${SMOKE_API_ROLES:-chat|trace_reader}
+API_ROLES=${SMOKE_API_ROLES:-chat|trace_reader|knowledge_admin}
 AUDIT_KEY="k1:$(head -c 32 /dev/urandom | base64)"
 MYSQL_PORT=$(free_port)
 REDIS_PORT=$(free_port)
