@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { matchesQuery, queryTerms } from './log-match';
+import { tokenize } from '../knowledge/text-tokenizer';
+import { queryTerms, requiredHits } from './log-match';
 import { LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 
 interface Template {
@@ -133,56 +134,111 @@ const TEMPLATES: Template[] = [
 const HOURS = 24;
 const INCIDENT_MINUTES = 30;
 
-export function generateMockLogs(now: Date): Record<LogTopic, LogEvent[]> {
-  const byTopic: Record<LogTopic, LogEvent[]> = { APPLICATION: [], ACCESS: [], DATABASE: [] };
-  const end = now.getTime();
+/** One generated event, placed by its distance from the end of the query window. */
+interface MockEvent {
+  offsetMs: number;
+  level: LogEvent['level'];
+  service: string;
+  message: string;
+  terms: ReadonlySet<string>;
+}
+
+/** Oldest first (largest offset first); ties keep template order, like a stable sort by timestamp. */
+function buildDataset(): Record<LogTopic, MockEvent[]> {
+  const byTopic: Record<LogTopic, MockEvent[]> = { APPLICATION: [], ACCESS: [], DATABASE: [] };
+  const add = (template: Template, offsetMs: number, message: string) =>
+    byTopic[template.topic].push({
+      offsetMs,
+      level: template.level,
+      service: template.service,
+      message,
+      terms: new Set(tokenize(`${template.service} ${message}`)),
+    });
   for (const template of TEMPLATES) {
     const background = template.perHour * HOURS;
     for (let n = 0; n < background; n += 1) {
-      const at =
-        end - INCIDENT_MINUTES * 60_000 - ((n * 7919) % ((HOURS * 60 - INCIDENT_MINUTES) * 60)) * 1000;
-      byTopic[template.topic].push({
-        timestamp: new Date(at).toISOString(),
-        level: template.level,
-        service: template.service,
-        message: template.message(n + 1000),
-      });
+      const offsetMs =
+        INCIDENT_MINUTES * 60_000 + ((n * 7919) % ((HOURS * 60 - INCIDENT_MINUTES) * 60)) * 1000;
+      add(template, offsetMs, template.message(n + 1000));
     }
     for (let n = 0; n < template.incidentCount; n += 1) {
-      const at =
-        end -
-        INCIDENT_MINUTES * 60_000 +
+      const offsetMs =
+        INCIDENT_MINUTES * 60_000 -
         Math.floor(((n + 0.5) / template.incidentCount) * INCIDENT_MINUTES * 60_000);
-      byTopic[template.topic].push({
-        timestamp: new Date(at).toISOString(),
-        level: template.level,
-        service: template.service,
-        message: template.message(n),
-      });
+      add(template, offsetMs, template.message(n));
     }
   }
-  for (const events of Object.values(byTopic)) events.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  for (const events of Object.values(byTopic)) events.sort((a, b) => b.offsetMs - a.offsetMs);
   return byTopic;
 }
 
-/** The MOCK log source: the generated dataset, anchored to the end of each query's window so the incident is always recent. */
+/** Built once per process: the dataset is relative, so only timestamps depend on the query's clock. */
+let dataset: Record<LogTopic, MockEvent[]> | undefined;
+function mockDataset(): Record<LogTopic, MockEvent[]> {
+  dataset ??= buildDataset();
+  return dataset;
+}
+
+function toLogEvent(event: MockEvent, endMs: number): LogEvent {
+  return {
+    timestamp: new Date(endMs - event.offsetMs).toISOString(),
+    level: event.level,
+    service: event.service,
+    message: event.message,
+  };
+}
+
+export function generateMockLogs(now: Date): Record<LogTopic, LogEvent[]> {
+  const data = mockDataset();
+  const end = now.getTime();
+  return {
+    APPLICATION: data.APPLICATION.map((event) => toLogEvent(event, end)),
+    ACCESS: data.ACCESS.map((event) => toLogEvent(event, end)),
+    DATABASE: data.DATABASE.map((event) => toLogEvent(event, end)),
+  };
+}
+
+/** `matchesQuery` over terms tokenised once, when the dataset was built. */
+function matchesTerms(eventTerms: ReadonlySet<string>, terms: string[]): boolean {
+  if (terms.length === 0) return true;
+  return terms.filter((term) => eventTerms.has(term)).length >= requiredHits(terms);
+}
+
+/** Index of the first event at most `spanMs` before the window's end (events are oldest first). */
+function firstWithin(events: MockEvent[], spanMs: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (events[mid].offsetMs > spanMs) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * The MOCK log source: the generated dataset, anchored to the end of each query's window so the
+ * incident is always recent. The dataset and its terms are built once; a search is a binary search
+ * for the window plus a term check per event in it.
+ */
 @Injectable()
 export class MockLogSource extends LogSourcePort {
   async search(query: LogQuery): Promise<LogRawResponse> {
-    const data = generateMockLogs(query.endTime);
-    const start = query.startTime.toISOString();
-    const end = query.endTime.toISOString();
+    const events = mockDataset()[query.topic];
+    const end = query.endTime.getTime();
     const terms = queryTerms(query.query);
-    const events = data[query.topic].filter(
-      (event) => event.timestamp >= start && event.timestamp <= end && matchesQuery(event, terms),
-    );
+    const matched: LogEvent[] = [];
+    for (let i = firstWithin(events, end - query.startTime.getTime()); i < events.length; i += 1) {
+      if (events[i].offsetMs >= 0 && matchesTerms(events[i].terms, terms))
+        matched.push(toLogEvent(events[i], end));
+    }
     return {
       source_kind: 'MOCK',
       topic: query.topic,
       query: query.query,
-      start_time: start,
-      end_time: end,
-      events,
+      start_time: query.startTime.toISOString(),
+      end_time: query.endTime.toISOString(),
+      events: matched,
     };
   }
 }

@@ -1,4 +1,5 @@
 import { LogEvent, LogRawResponse } from './log-source.port';
+import { matchesQuery, queryTerms } from './log-match';
 import { generateMockLogs, MockLogSource } from './mock-log-source';
 import { messageTemplate, projectLogs } from './query-logs-result-projector';
 
@@ -197,6 +198,29 @@ describe('MockLogSource', () => {
       new Set(['ERROR', 'WARN', 'INFO', 'DEBUG']),
     );
   });
+
+  it.each([
+    ['APPLICATION', 'HikariPool connection', 30],
+    ['APPLICATION', 'payment-service', 24 * 60],
+    ['ACCESS', '504 order-service', 90],
+    ['DATABASE', '', 10],
+    ['APPLICATION', 'nothing-matches-this', 60],
+  ] as const)(
+    '%s "%s" over %i min equals a plain scan of the generated dataset',
+    async (topic, query, minutes) => {
+      const end = new Date('2026-12-02T12:00:00.123Z');
+      const start = new Date(end.getTime() - minutes * 60_000);
+      const terms = queryTerms(query);
+      const expected = generateMockLogs(end)[topic].filter(
+        (event) =>
+          event.timestamp >= start.toISOString() &&
+          event.timestamp <= end.toISOString() &&
+          matchesQuery(event, terms),
+      );
+      const result = await new MockLogSource().search({ topic, query, startTime: start, endTime: end });
+      expect(result.events).toEqual(expected);
+    },
+  );
 
   it('projects the incident more than 5x smaller than the raw response, keeping the exhaustion pattern', async () => {
     const end = new Date('2026-12-02T12:00:00.000Z');
