@@ -56,13 +56,14 @@ export class InvocationStore {
     this.limits = config.evidence;
   }
 
+  /** The run id is a Redis Cluster hash tag, so a record and its run's byte counter share a slot (one Lua call touches both). */
   key(runId: string, toolCallId: string): string {
-    return `${this.limits.keyPrefix}:${runId}:${toolCallId}`;
+    return `${this.limits.keyPrefix}:{${runId}}:${toolCallId}`;
   }
 
   /** Per-run byte counter; `#` cannot occur in a tool call id, so it never collides with a record key. */
   runBytesKey(runId: string): string {
-    return `${this.limits.keyPrefix}:${runId}#bytes`;
+    return `${this.limits.keyPrefix}:{${runId}}#bytes`;
   }
 
   create(record: CanonicalInvocation): Promise<StoreOutcome> {
