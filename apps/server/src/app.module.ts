@@ -4,6 +4,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
+import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
@@ -15,6 +16,7 @@ import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
 import { BodyDepthInterceptor } from './http/request-parsing';
+import { MetricsController } from './metrics/metrics.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
 import { WebUiModule } from './web/web-ui.module';
 
@@ -35,6 +37,7 @@ import { WebUiModule } from './web/web-ui.module';
     }),
     TerminusModule,
     AuthModule,
+    PrometheusModule.register({ path: '/metrics', controller: MetricsController }),
     TraceModule,
     HarnessModule,
     ToolsModule,
