@@ -10,9 +10,12 @@ function hashTag(key: string): string {
 }
 
 describe('InvocationStore keys', () => {
-  const store = new InvocationStore({} as Redis, {
-    evidence: { keyPrefix: 'superbiz:harness:tool-call' },
-  } as unknown as HarnessConfig);
+  const store = new InvocationStore(
+    {} as Redis,
+    {
+      evidence: { keyPrefix: 'superbiz:harness:tool-call' },
+    } as unknown as HarnessConfig,
+  );
 
   it('keeps the documented record key, with the run id as a literal hash tag', () => {
     expect(store.key('run-1', 'call_1')).toBe('superbiz:harness:tool-call:{run-1}:call_1');
