@@ -1,0 +1,84 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import type { DiagnosisSample, LoadConfig } from './load-generator';
+
+/** A free loopback port, for a process that must be told its port up front. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a node script as its own process; its stderr is kept for the error message if it dies. */
+export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGKILL')
+      process.stderr.write(`${script} exited with ${code ?? signal}: ${stderr}\n`);
+  });
+  return child;
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** User + system CPU time a process has used so far (ms), from /proc (Linux). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime), in clock ticks of 10 ms on Linux.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Peak resident memory of a process (MB), from /proc. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** One value of the service's Prometheus metrics. Scraping resets the event-loop lag percentiles. */
+export async function scrapeMetric(baseUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const match = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+  if (!match) throw new Error(`metric ${name} not found`);
+  return Number(match[1]);
+}
+
+/** Runs the load generator in its own process and returns its samples. */
+export async function generateLoad(config: LoadConfig): Promise<DiagnosisSample[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [`${__dirname}/load-generator.js`, JSON.stringify(config)],
+    { maxBuffer: 512 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as DiagnosisSample[];
+}
