@@ -308,7 +308,7 @@ describe('5. malformed tool-call arguments reach the boundary', () => {
     const redis = new Redis({ ...TEST_REDIS, lazyConnect: true, maxRetriesPerRequest: 0 });
     try {
       await redis.connect();
-      const stored = JSON.parse(String(await redis.get(`${KEY_PREFIX}:${runId}:call_bad_json`)));
+      const stored = JSON.parse(String(await redis.get(`${KEY_PREFIX}:{${runId}}:call_bad_json`)));
       expect(stored).toMatchObject({
         status: 'ERROR',
         evidence_status: 'ERROR',
