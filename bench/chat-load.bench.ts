@@ -1,116 +1,189 @@
 import 'reflect-metadata';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { z } from 'zod';
-import { createApp } from '../apps/server/src/bootstrap';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
-import { postChat } from '../test/support/sse-client';
-import { StubLlmServer } from '../test/support/stub-llm/stub-llm-server';
 import { mean, percentile, reportBench } from './support/bench-results';
+import {
+  cpuMs,
+  freePort,
+  generateLoad,
+  peakRssMb,
+  scrapeMetric,
+  startNode,
+  stop,
+  waitForHttp,
+} from './support/processes';
 
 /**
- * Sustained load on the full service over real HTTP: STREAMS concurrent diagnosis streams (each one that
- * ends is replaced) for DURATION seconds, on the stub LLM with a fixed latency per model call (routing,
- * two agent turns with a query_logs call, SemanticGuard). Then the same scripted run, one at a time,
- * through the full service and through a bare createReactAgent making the same four model calls.
+ * Load on the service as users deploy it: the built service in its own process, the stub LLM in
+ * another (MODEL_LATENCY_MS per call: routing, two agent turns with a query_logs call, SemanticGuard),
+ * and the load generator in a third, keeping STREAMS diagnosis streams open for DURATION_S seconds.
+ * CPU per diagnosis is the service process's own CPU time (/proc) over the load window; event-loop lag
+ * is measured inside the service (its /metrics). Then one diagnosis at a time through the service vs a
+ * bare createReactAgent (in this process) making the same four model calls against the same stub.
  */
-const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 200);
-const DURATION_S = Number(process.env.BENCH_CHAT_DURATION_S ?? 60);
+const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 100);
+const DURATION_S = Number(process.env.BENCH_CHAT_DURATION_S ?? 30);
 const MODEL_LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 200);
+const MODEL_CALLS = 4;
 const SEQUENTIAL_RUNS = 10;
+const WARM_UP = 20;
 const QUERY = 'order-123 payment times out, find out why';
+const API_KEY = process.env.TEST_CHAT_API_KEY ?? 'superbiz-dev-key-change-me';
 
 async function main(): Promise<void> {
   const [plan, final] = agentTurns(draftJson());
-  const stub = new StubLlmServer({
-    repeat: true,
-    roles: {
-      'intent-router': [{ content: 'DIAGNOSIS', delay_ms: MODEL_LATENCY_MS }],
-      'diagnosis-agent': [
-        {
-          ...plan,
-          turn: 0,
-          delay_ms: MODEL_LATENCY_MS,
-          usage: { prompt_tokens: 1200, completion_tokens: 90 },
-        },
-        {
-          ...final,
-          turn: 1,
-          delay_ms: MODEL_LATENCY_MS,
-          usage: { prompt_tokens: 2600, completion_tokens: 420 },
-        },
-      ],
-      'semantic-guard': [{ ...SUPPORTED, delay_ms: MODEL_LATENCY_MS }],
-    },
-  });
-  const dbName = process.env.DB_NAME ?? 'superbiz_bench';
+  const scriptFile = join(mkdtempSync(join(tmpdir(), 'bench-stub-')), 'script.json');
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({
+      // The bare agent sends no reasoning back, so both run under the strict OpenAI profile.
+      profile: 'openai',
+      repeat: true,
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', delay_ms: MODEL_LATENCY_MS }],
+        'diagnosis-agent': [
+          {
+            ...plan,
+            turn: 0,
+            delay_ms: MODEL_LATENCY_MS,
+            usage: { prompt_tokens: 1200, completion_tokens: 90 },
+          },
+          {
+            ...final,
+            turn: 1,
+            delay_ms: MODEL_LATENCY_MS,
+            usage: { prompt_tokens: 2600, completion_tokens: 420 },
+          },
+        ],
+        'semantic-guard': [{ ...SUPPORTED, delay_ms: MODEL_LATENCY_MS }],
+      },
+    }),
+  );
+  const dbName = process.env.DB_NAME ?? `superbiz_bench_${Date.now().toString(36)}`;
   const admin = await createConnection({
     host: process.env.DB_HOST ?? '127.0.0.1',
     user: process.env.DB_USER ?? 'root',
     password: process.env.DB_PASSWORD ?? '',
   });
   await admin.query(`CREATE DATABASE IF NOT EXISTS \`${dbName}\``);
-  const baseURL = await stub.start();
-  Object.assign(process.env, {
-    LLM_BASE_URL: baseURL,
+  const [stubPort, servicePort] = [await freePort(), await freePort()];
+  const stubUrl = `http://127.0.0.1:${stubPort}/v1`;
+  const baseUrl = `http://127.0.0.1:${servicePort}`;
+  const stub = startNode(
+    'dist/test/support/stub-llm/cli.js',
+    ['--script', scriptFile, '--port', String(stubPort)],
+    {},
+  );
+  const service = startNode('dist/apps/server/src/main.js', [], {
+    PORT: String(servicePort),
+    HOST: '127.0.0.1',
+    LLM_BASE_URL: stubUrl,
     DB_NAME: dbName,
-    DB_POOL_SIZE: '20',
+    DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '20',
     CHAT_MAX_IN_FLIGHT: String(STREAMS),
     CHAT_MAX_QUEUE: '0',
     THROTTLE_LIMIT: '1000000',
     HARNESS_RUN_TIMEOUT_MS: '120000',
   });
-  const app = await createApp();
-  await app.listen(0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  try {
+    await waitForHttp(`${baseUrl}/health`);
+    await generateLoad({ baseUrl, apiKey: API_KEY, query: QUERY, streams: 10, count: WARM_UP });
 
-  const oneDiagnosis = async () => {
-    const t0 = performance.now();
-    let metadataMs = NaN;
-    const response = await postChat(
+    await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds'); // resets the lag histogram
+    const cpuBefore = cpuMs(service.pid!);
+    const started = performance.now();
+    const samples = await generateLoad({
       baseUrl,
-      { query: QUERY },
-      {
-        stopWhen: (events) => {
-          if (Number.isNaN(metadataMs) && events.length > 0) metadataMs = performance.now() - t0;
-          return false;
-        },
-      },
+      apiKey: API_KEY,
+      query: QUERY,
+      streams: STREAMS,
+      durationS: DURATION_S,
+    });
+    const elapsedS = (performance.now() - started) / 1000;
+    const serviceCpuMs = cpuMs(service.pid!) - cpuBefore;
+    const lagP99Ms = (await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
+
+    const sequential = await generateLoad({
+      baseUrl,
+      apiKey: API_KEY,
+      query: QUERY,
+      streams: 1,
+      count: SEQUENTIAL_RUNS,
+    });
+    const bareMs = await bareAgentRuns(stubUrl);
+
+    const [tokens] = await admin.query<RowDataPacket[]>(
+      `SELECT AVG(input_tokens) AS input_tokens, AVG(output_tokens) AS output_tokens, AVG(model_calls) AS model_calls FROM \`${dbName}\`.diagnosis_run WHERE run_id IN (?)`,
+      [samples.slice(0, 500).map((sample) => sample.runId || '-')],
     );
-    return {
-      outcome: response.events.at(-1)?.data.outcome,
-      runId: String(response.events[0]?.data.run_id),
-      metadataMs,
-      totalMs: performance.now() - t0,
-    };
-  };
+    const completed = samples.filter((sample) => sample.outcome === 'SUCCESS').length;
+    const metadata = samples.map((sample) => sample.metadataMs).filter((ms) => !Number.isNaN(ms));
+    const totals = samples.map((sample) => sample.totalMs).filter((ms) => !Number.isNaN(ms));
+    const idealPerSecond = STREAMS / ((MODEL_CALLS * MODEL_LATENCY_MS) / 1000);
+    const perSecond = completed / elapsedS;
+    const sequentialMs = mean(sequential.map((sample) => sample.totalMs));
+    const fullVsBare = sequentialMs / mean(bareMs);
+    const cpuPerDiagnosis = serviceCpuMs / Math.max(1, samples.length);
+    reportBench('chat_load', {
+      setup: 'service, stub LLM and load generator each in their own process',
+      streams: STREAMS,
+      duration_s: DURATION_S,
+      model_latency_ms: MODEL_LATENCY_MS,
+      diagnoses: samples.length,
+      completed_success: completed,
+      not_success: samples.length - completed,
+      diagnoses_per_second: perSecond,
+      llm_bound_ideal_per_second: idealPerSecond,
+      percent_of_ideal: (100 * perSecond) / idealPerSecond,
+      service_cpu_ms_per_diagnosis: cpuPerDiagnosis,
+      metadata_p50_ms: percentile(metadata, 50),
+      metadata_p99_ms: percentile(metadata, 99),
+      total_p50_ms: percentile(totals, 50),
+      total_p99_ms: percentile(totals, 99),
+      service_event_loop_lag_p99_ms: lagP99Ms,
+      service_rss_peak_mb: peakRssMb(service.pid!),
+      sequential_full_service_mean_ms: sequentialMs,
+      sequential_bare_agent_mean_ms: mean(bareMs),
+      full_vs_bare_ratio: fullVsBare,
+      model_calls_per_diagnosis: Number(tokens[0].model_calls),
+      input_tokens_per_diagnosis: Number(tokens[0].input_tokens),
+      output_tokens_per_diagnosis: Number(tokens[0].output_tokens),
+    });
+    printGoals([
+      ['service CPU per diagnosis (ms)', cpuPerDiagnosis, '<= 15', cpuPerDiagnosis <= 15],
+      [
+        'throughput, % of LLM-bound ideal',
+        (100 * perSecond) / idealPerSecond,
+        '>= 60',
+        perSecond >= 0.6 * idealPerSecond,
+      ],
+      ['time to metadata p99 (ms)', percentile(metadata, 99), '< 100', percentile(metadata, 99) < 100],
+      ['service event-loop lag p99 (ms)', lagP99Ms, '< 20', lagP99Ms < 20],
+      ['full service / bare agent, one at a time', fullVsBare, '<= 1.02', fullVsBare <= 1.02],
+    ]);
+    if (completed !== samples.length) process.exitCode = 1;
+  } finally {
+    await stop(service);
+    await stop(stub);
+    await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
+    await admin.end();
+  }
+}
 
-  // Sustained phase.
-  let peakRss = process.memoryUsage().rss;
-  const memory = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
-  const lag = monitorEventLoopDelay({ resolution: 10 });
-  lag.enable();
-  const results: Awaited<ReturnType<typeof oneDiagnosis>>[] = [];
-  const end = performance.now() + DURATION_S * 1000;
-  await Promise.all(
-    Array.from({ length: STREAMS }, async () => {
-      while (performance.now() < end) results.push(await oneDiagnosis());
-    }),
-  );
-  lag.disable();
-  clearInterval(memory);
-
-  // One at a time: the full service vs a bare agent with the same four model calls.
-  const fullMs: number[] = [];
-  for (let i = 0; i < SEQUENTIAL_RUNS; i += 1) fullMs.push((await oneDiagnosis()).totalMs);
+/** The same four model calls through a bare createReactAgent with a trivial query_logs tool. */
+async function bareAgentRuns(stubUrl: string): Promise<number[]> {
   const model = new ChatOpenAI({
     model: 'deepseek-chat',
     apiKey: 'stub',
-    configuration: { baseURL },
+    configuration: { baseURL: stubUrl },
     maxRetries: 0,
   });
   const role = (name: string) => new SystemMessage(`<!-- role: ${name} -->`);
@@ -120,48 +193,23 @@ async function main(): Promise<void> {
     schema: z.object({ topic: z.string(), query: z.string(), lookback_minutes: z.number() }),
   });
   const bare = createReactAgent({ llm: model, tools: [queryLogs], prompt: '<!-- role: diagnosis-agent -->' });
-  const bareMs: number[] = [];
+  const runs: number[] = [];
   for (let i = 0; i < SEQUENTIAL_RUNS; i += 1) {
     const t0 = performance.now();
     await model.invoke([role('intent-router'), new HumanMessage(QUERY)]);
     await bare.invoke({ messages: [new HumanMessage(QUERY)] });
     await model.invoke([role('semantic-guard'), new HumanMessage('draft')]);
-    bareMs.push(performance.now() - t0);
+    runs.push(performance.now() - t0);
   }
+  return runs;
+}
 
-  const [tokens] = await admin.query<RowDataPacket[]>(
-    `SELECT AVG(input_tokens) AS input_tokens, AVG(output_tokens) AS output_tokens, AVG(model_calls) AS model_calls FROM \`${dbName}\`.diagnosis_run WHERE run_id IN (?)`,
-    [results.slice(0, 500).map((result) => result.runId)],
-  );
-  await admin.end();
-  await app.close();
-  await stub.stop();
-
-  const completed = results.filter((result) => result.outcome === 'SUCCESS').length;
-  const metadata = results.map((result) => result.metadataMs).filter((ms) => !Number.isNaN(ms));
-  const totals = results.map((result) => result.totalMs);
-  reportBench('chat_load', {
-    streams: STREAMS,
-    duration_s: DURATION_S,
-    model_latency_ms: MODEL_LATENCY_MS,
-    diagnoses: results.length,
-    completed_success: completed,
-    failed: results.length - completed,
-    diagnoses_per_second: results.length / DURATION_S,
-    metadata_p50_ms: percentile(metadata, 50),
-    metadata_p99_ms: percentile(metadata, 99),
-    total_p50_ms: percentile(totals, 50),
-    total_p99_ms: percentile(totals, 99),
-    event_loop_lag_p99_ms: lag.percentile(99) / 1e6,
-    rss_peak_mb: peakRss / 1024 / 1024,
-    sequential_full_service_mean_ms: mean(fullMs),
-    sequential_bare_agent_mean_ms: mean(bareMs),
-    full_vs_bare_ratio: mean(fullMs) / mean(bareMs),
-    model_calls_per_diagnosis: Number(tokens[0].model_calls),
-    input_tokens_per_diagnosis: Number(tokens[0].input_tokens),
-    output_tokens_per_diagnosis: Number(tokens[0].output_tokens),
-  });
-  if (completed !== results.length) process.exitCode = 1;
+function printGoals(rows: [string, number, string, boolean][]): void {
+  process.stdout.write('\n  goal (issue 18)                             measured    target    met\n');
+  for (const [name, value, target, met] of rows) {
+    const measured = value.toFixed(2).padStart(9);
+    process.stdout.write(`  ${name.padEnd(42)}  ${measured}  ${target.padEnd(8)}  ${met ? 'yes' : 'no'}\n`);
+  }
 }
 
 main().catch((error: unknown) => {
