@@ -46,6 +46,14 @@ export { ToolBoundary, TOOL_ERROR_CODES } from './tools/tool-boundary';
 export type { BoundaryResult } from './tools/tool-boundary';
 export { bindHarnessTools, HarnessTool } from './tools/harness-tool';
 export { HarnessToolNode } from './tools/harness-tool-node';
-export { ToolFailure } from './tools/harness-tool-definition';
-export type { ArgSummary, HarnessToolDefinition, ToolProjection } from './tools/harness-tool-definition';
+export { EVIDENCE_SOURCE_TYPES, ToolFailure } from './tools/harness-tool-definition';
+export type {
+  AnyHarnessTool,
+  ArgSummary,
+  EvidenceSourceType,
+  EvidenceView,
+  HarnessToolDefinition,
+  ToolProjection,
+} from './tools/harness-tool-definition';
+export { ToolCatalog } from './tools/tool-catalog';
 export { isValidToolCallId } from './tools/tool-call-id';

@@ -10,7 +10,6 @@ export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql, MAX_SQL_LENGTH, SQL_REJECTION_CODES } from './mysql/sql-policy';
 export type { SqlPolicyResult, SqlRejectionCode } from './mysql/sql-policy';
 export { EvidenceTools } from './evidence-tools';
-export type { AnyHarnessTool } from './evidence-tools';
 export { BUSINESS_SQL_MODE, MysqlQueryExecutor } from './mysql/mysql-query-executor';
 export { projectMysqlResult } from './mysql/mysql-result-projector';
 export type { MysqlRawResponse } from './mysql/mysql-result-projector';
