@@ -20,8 +20,9 @@ export {
   ModelCallFailed,
   RunCancelled,
   RunDeadlineExceeded,
+  runStopOf,
 } from './run/harness-errors';
-export type { BudgetLimit, FailureKind } from './run/harness-errors';
+export type { BudgetLimit, FailureKind, RunStop } from './run/harness-errors';
 export { HarnessRetryPolicies, RETRY_MATRIX, RETRY_OPERATIONS } from './retry/harness-retry-policies';
 export type { RetryOperation, RetryPolicy } from './retry/harness-retry-policies';
 export { HarnessRetryExecutor, RetryExhausted } from './retry/harness-retry-executor';
@@ -43,7 +44,7 @@ export type {
   ReadyInvocation,
 } from './evidence/canonical-invocation';
 export { ToolBoundary, TOOL_ERROR_CODES } from './tools/tool-boundary';
-export type { BoundaryResult } from './tools/tool-boundary';
+export type { BoundaryResult, ToolErrorCode } from './tools/tool-boundary';
 export { bindHarnessTools, HarnessTool } from './tools/harness-tool';
 export { HarnessToolNode } from './tools/harness-tool-node';
 export { EVIDENCE_SOURCE_TYPES, ToolFailure } from './tools/harness-tool-definition';

@@ -4,7 +4,7 @@ import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
 import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
 import { BudgetAudit } from '../run/budget-audit';
-import { BudgetExhausted, RunCancelled, RunDeadlineExceeded } from '../run/harness-errors';
+import { BudgetExhausted, RunDeadlineExceeded, runStopOf } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { byteLength, fitAgentResult } from './fit-agent-result';
 import { ArgSummary, HarnessToolDefinition, ToolFailure } from './harness-tool-definition';
@@ -28,22 +28,44 @@ export const TOOL_ERROR_CODES = [
   'UNKNOWN_TOOL',
 ] as const;
 
-const SAFE_MESSAGES: Record<string, string> = {
-  INVALID_TOOL_CALL_ID: 'The tool call id is missing or malformed; the call was not run.',
-  MALFORMED_ARGUMENTS:
-    'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.',
-  DUPLICATE_TOOL_CALL_ID: 'This tool call id was already used in this run; the call was not run.',
-  TOOL_NOT_READ_ONLY: 'This tool is not allowed to run.',
-  BUDGET_EXHAUSTED: 'The tool call budget of this run is used up; conclude with the evidence you have.',
-  TOOL_TIMEOUT: 'The tool did not answer in time.',
-  TOOL_FAILED: 'The tool failed.',
-  PROJECTION_FAILED: 'The tool result could not be prepared.',
-  RESULT_TOO_LARGE: 'The tool result is too large; narrow the query.',
-  RUN_EVIDENCE_LIMIT: 'This run has stored as much evidence as it may; conclude with the evidence you have.',
-  EVIDENCE_STORE_UNAVAILABLE: 'The evidence store is unavailable; this result cannot be used as evidence.',
-  CANCELLED: 'The run was cancelled.',
-  DEADLINE_EXCEEDED: 'The run ran out of time.',
-};
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** The safe observation for each boundary code; codes whose message depends on the call pass their own. */
+function safeMessageOf(code: ToolErrorCode): string {
+  switch (code) {
+    case 'INVALID_TOOL_CALL_ID':
+      return 'The tool call id is missing or malformed; the call was not run.';
+    case 'DUPLICATE_TOOL_CALL_ID':
+      return 'This tool call id was already used in this run; the call was not run.';
+    case 'INVALID_ARGUMENTS':
+      return 'Invalid arguments.';
+    case 'TOOL_NOT_READ_ONLY':
+      return 'This tool is not allowed to run.';
+    case 'BUDGET_EXHAUSTED':
+      return 'The tool call budget of this run is used up; conclude with the evidence you have.';
+    case 'TOOL_TIMEOUT':
+      return 'The tool did not answer in time.';
+    case 'TOOL_FAILED':
+      return 'The tool failed.';
+    case 'PROJECTION_FAILED':
+      return 'The tool result could not be prepared.';
+    case 'RESULT_TOO_LARGE':
+      return 'The tool result is too large; narrow the query.';
+    case 'RUN_EVIDENCE_LIMIT':
+      return 'This run has stored as much evidence as it may; conclude with the evidence you have.';
+    case 'EVIDENCE_STORE_UNAVAILABLE':
+      return 'The evidence store is unavailable; this result cannot be used as evidence.';
+    case 'CANCELLED':
+      return 'The run was cancelled.';
+    case 'DEADLINE_EXCEEDED':
+      return 'The run ran out of time.';
+    case 'UNKNOWN_TOOL':
+      return 'There is no such tool.';
+  }
+}
+
+const MALFORMED_ARGUMENTS_MESSAGE =
+  'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.';
 
 /** What the agent gets back, always a bounded JSON string, plus whether it is an error observation. */
 export interface BoundaryResult {
@@ -52,11 +74,18 @@ export interface BoundaryResult {
   agentResult: AgentResult;
 }
 
+/** A boundary code, or a tool's own ToolFailure code (e.g. an SQL policy rejection) with its safe message. */
 class Rejection {
+  readonly message: string;
+
+  constructor(code: ToolErrorCode, message?: string);
+  constructor(code: string, message: string);
   constructor(
     readonly code: string,
-    readonly message: string = SAFE_MESSAGES[code] ?? 'The tool failed.',
-  ) {}
+    message?: string,
+  ) {
+    this.message = message ?? safeMessageOf(code as ToolErrorCode);
+  }
 }
 
 /**
@@ -181,11 +210,9 @@ export class ToolBoundary {
     try {
       return await this.run(call.ctx, tool, args);
     } catch (error) {
-      if (error instanceof RunCancelled || error instanceof RunDeadlineExceeded) {
-        await this.finishWithError(
-          call,
-          new Rejection(error instanceof RunCancelled ? 'CANCELLED' : 'DEADLINE_EXCEEDED'),
-        );
+      const stop = runStopOf(error);
+      if (stop) {
+        await this.finishWithError(call, new Rejection(stop));
         throw error;
       }
       if (error instanceof ToolFailure) return new Rejection(error.code, error.safeMessage);
@@ -331,7 +358,7 @@ export class ToolBoundary {
       toolName,
       toolCallId,
       rawArguments,
-      new Rejection('INVALID_ARGUMENTS', SAFE_MESSAGES.MALFORMED_ARGUMENTS),
+      new Rejection('INVALID_ARGUMENTS', MALFORMED_ARGUMENTS_MESSAGE),
     );
   }
 
