@@ -51,6 +51,8 @@ const definition: HarnessToolDefinition<{ query: string }, { lines: string[] }> 
   execute,
   project,
   summarizeArgs: () => ({}),
+  label: 'logs',
+  evidenceOf: (result) => ({ source_type: 'LOG', source: 'logs', scope: '', values: result.events }),
 };
 const bareTool = tool(
   async (args: { query: string }, config) => {

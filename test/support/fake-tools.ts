@@ -34,6 +34,8 @@ export function fakeLogTool(
       truncated: false,
     }),
     summarizeArgs: (args) => ({ count: args.count }),
+    label: 'fake logs',
+    evidenceOf: (result) => ({ source_type: 'LOG', source: 'fake logs', scope: '', values: result.events }),
     ...overrides,
   };
   return definition;

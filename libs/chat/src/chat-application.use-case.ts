@@ -8,10 +8,9 @@ import {
   ModelCallFailed,
   ModelGateway,
   RetryExhausted,
-  RunCancelled,
   RunContext,
   RunContextFactory,
-  RunDeadlineExceeded,
+  runStopOf,
   textOf,
   ToolBoundary,
 } from '@app/harness';
@@ -243,27 +242,22 @@ export class ChatApplicationUseCase {
 
   /** Maps what ended the run to a stable failure (or silence, when the client left). */
   private failed(ctx: RunContext, error: unknown, stream: ChatEventStream): Ending {
-    if (error instanceof RunCancelled) {
+    const code = failureCodeOf(error);
+    if (code === null) {
       stream.close();
       return {
         terminal: { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' },
         announce: () => undefined,
       };
     }
-    const code: FailureCode =
-      error instanceof RetryExhausted && error.operation === 'intent_router'
-        ? 'ROUTING_UNAVAILABLE'
-        : error instanceof RunDeadlineExceeded
-          ? 'RUN_TIMEOUT'
-          : error instanceof BudgetExhausted
-            ? 'BUDGET_EXHAUSTED'
-            : error instanceof ModelCallFailed || error instanceof RetryExhausted
-              ? 'MODEL_UNAVAILABLE'
-              : 'INTERNAL_ERROR';
     if (code === 'INTERNAL_ERROR') {
+      // For the operator only (with run and session ids): the client gets the fixed message, never this.
       ctx
         .logger(ChatApplicationUseCase.name)
-        .error(`run failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+        .error(
+          `run failed: ${error instanceof Error ? error.name : 'unknown error'}`,
+          error instanceof Error ? error.stack : undefined,
+        );
     }
     return this.failure(code, error instanceof BudgetExhausted ? `BUDGET_${error.limit}` : code);
   }
@@ -310,4 +304,20 @@ export class ChatApplicationUseCase {
     }
     return true;
   }
+}
+
+/** What ended a run, as the client's failure code; null when the client itself went away. */
+function failureCodeOf(error: unknown): FailureCode | null {
+  switch (runStopOf(error)) {
+    case 'CANCELLED':
+      return null;
+    case 'DEADLINE_EXCEEDED':
+      return 'RUN_TIMEOUT';
+    case null:
+      break;
+  }
+  if (error instanceof RetryExhausted && error.operation === 'intent_router') return 'ROUTING_UNAVAILABLE';
+  if (error instanceof BudgetExhausted) return 'BUDGET_EXHAUSTED';
+  if (error instanceof ModelCallFailed || error instanceof RetryExhausted) return 'MODEL_UNAVAILABLE';
+  return 'INTERNAL_ERROR';
 }

@@ -7,6 +7,7 @@ import {
   ModelGateway,
   RunContext,
   textOf,
+  ToolCatalog,
 } from '@app/harness';
 import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
 import { Draft, parseDraft } from './draft.schema';
@@ -30,6 +31,7 @@ export class EvidenceGuard {
     private readonly gateway: ModelGateway,
     private readonly invocations: ToolInvocationRepository,
     private readonly timeline: TimelineRepository,
+    private readonly tools: ToolCatalog,
   ) {}
 
   async guard(ctx: RunContext, answer: string, onRepair: () => void): Promise<GuardedDraft> {
@@ -71,7 +73,7 @@ export class EvidenceGuard {
         };
       throw error;
     }
-    const check = checkEvidence(parsed.draft, ctx.runId, records);
+    const check = checkEvidence(parsed.draft, ctx.runId, records, (name) => this.tools.get(name));
     return check.ok ? { ok: true, draft: parsed.draft, check } : check;
   }
 

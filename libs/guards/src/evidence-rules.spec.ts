@@ -1,6 +1,20 @@
 import type { CanonicalInvocation } from '@app/harness';
 import { Draft } from './draft.schema';
 import { checkEvidence } from './evidence-rules';
+import type { EvidenceLookup } from './verified-evidence';
+
+// The tool's own evidence reading decides source and values; the guard only adds status and truncation.
+const TOOLS: EvidenceLookup = (name) =>
+  name === 'query_logs'
+    ? {
+        evidenceOf: (result) => ({
+          source_type: 'LOG',
+          source: `${String((result.scope as { topic: string }).topic)} (${String(result.source_kind)})`,
+          scope: '',
+          values: result.patterns,
+        }),
+      }
+    : undefined;
 
 const RUN = 'run-1';
 
@@ -81,7 +95,7 @@ const analysis = (id: string, kind: 'NORMAL' | 'NEGATIVE_OBSERVATION', ids: stri
 
 describe('checkEvidence (EvidenceGuard rules)', () => {
   it('passes a well-formed draft and groups verified evidence by analysis, without ids or raw data', () => {
-    const result = checkEvidence(draft(), RUN, RECORDS);
+    const result = checkEvidence(draft(), RUN, RECORDS, TOOLS);
     if (!result.ok) throw new Error(result.violations.join('; '));
     expect(result.snapshot.byAnalysis).toEqual([
       {
@@ -112,6 +126,7 @@ describe('checkEvidence (EvidenceGuard rules)', () => {
       }),
       RUN,
       RECORDS,
+      TOOLS,
     );
     expect(result.ok).toBe(true);
   });
@@ -178,7 +193,7 @@ describe('checkEvidence (EvidenceGuard rules)', () => {
       'recommendations[0] refers to analysis zz, which does not exist',
     ],
   ])('rejects %s', (_name, overrides, violation) => {
-    const result = checkEvidence(draft(overrides), RUN, RECORDS);
+    const result = checkEvidence(draft(overrides), RUN, RECORDS, TOOLS);
     expect(result).toEqual({
       ok: false,
       violations: expect.arrayContaining([expect.stringContaining(violation)]),

@@ -1,6 +1,6 @@
 import type { AgentResult, CanonicalInvocation } from '@app/harness';
 import type { Draft } from './draft.schema';
-import { VerifiedEvidence, verifiedEvidenceOf } from './verified-evidence';
+import { EvidenceLookup, VerifiedEvidence, verifiedEvidenceOf } from './verified-evidence';
 
 export interface AnalysisEvidence {
   analysis_id: string;
@@ -27,6 +27,7 @@ export function checkEvidence(
   draft: Draft,
   runId: string,
   records: ReadonlyMap<string, CanonicalInvocation | null>,
+  tools: EvidenceLookup,
 ): EvidenceCheck {
   const violations: string[] = [];
   const ids = new Set<string>();
@@ -62,7 +63,10 @@ export function checkEvidence(
         );
         continue;
       }
-      const verified = verifiedEvidenceOf(record as CanonicalInvocation & { agent_result: AgentResult });
+      const verified = verifiedEvidenceOf(
+        record as CanonicalInvocation & { agent_result: AgentResult },
+        tools,
+      );
       evidence.push(verified);
       if (!cited.has(toolCallId)) cited.set(toolCallId, { ...verified, tool_name: record.tool_name });
     }

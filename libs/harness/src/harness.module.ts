@@ -13,6 +13,7 @@ import { HarnessRetryExecutor } from './retry/harness-retry-executor';
 import { BudgetAudit } from './run/budget-audit';
 import { RunContextFactory } from './run/run-context.factory';
 import { ToolBoundary } from './tools/tool-boundary';
+import { ToolCatalog } from './tools/tool-catalog';
 
 const PUBLIC = [
   RunContextFactory,
@@ -21,6 +22,7 @@ const PUBLIC = [
   InvocationStore,
   HarnessRetryExecutor,
   RedisHealthIndicator,
+  ToolCatalog,
 ];
 
 @Module({

@@ -13,35 +13,28 @@ import {
   RunContext,
   textOf,
   ToolBoundary,
+  ToolCatalog,
 } from '@app/harness';
-import { EvidenceTools, toolsConfig, ToolsConfig } from '@app/tools';
 import type { RunObserver } from '../sse/chat-events';
 import type { PreviousTurn } from './previous-turn';
-import {
-  PLANNING_STATUS,
-  planStatus,
-  StatusVocabulary,
-  toolDoneStatus,
-  toolRunningStatus,
-} from './status-text';
+import { PLANNING_STATUS, planStatus, toolDoneStatus, ToolLookup, toolRunningStatus } from './status-text';
 
 /**
  * The one Diagnosis Agent: LangGraph's prebuilt ReAct loop with the model behind the Harness gateway and
- * the three evidence tools behind the Harness boundary. It sees only the query and the previous turn;
+ * the catalog's evidence tools behind the Harness boundary. It sees only the query and the previous turn;
  * its final message is the draft, which it does not get to publish.
  */
 @Injectable()
 export class DiagnosisAgent {
-  private readonly vocabulary: StatusVocabulary;
+  private readonly vocabulary: ToolLookup;
 
   constructor(
     private readonly gateway: ModelGateway,
     private readonly boundary: ToolBoundary,
-    private readonly tools: EvidenceTools,
+    private readonly tools: ToolCatalog,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
-    @Inject(toolsConfig.KEY) toolsSettings: ToolsConfig,
   ) {
-    this.vocabulary = { dataSources: new Set(toolsSettings.mysqlDataSources.map((source) => source.id)) };
+    this.vocabulary = (name) => tools.get(name);
   }
 
   async run(

@@ -1,6 +1,27 @@
-import { planStatus, ToolCallFacts, toolDoneStatus, toolRunningStatus } from './status-text';
+import { planStatus, ToolCallFacts, toolDoneStatus, ToolStatusFacts, toolRunningStatus } from './status-text';
 
-const vocabulary = { dataSources: new Set(['order_readonly']) };
+// Stand-ins with the shape of the real definitions: the detail is whatever the tool vouches for.
+const TOOLS: Record<string, ToolStatusFacts> = {
+  lookup_knowledge: { label: '知识库 / knowledge base' },
+  query_logs: {
+    label: '日志 / logs',
+    statusDetail: (args) => {
+      const topic = (args as { topic?: unknown } | undefined)?.topic;
+      return topic === 'APPLICATION' ? topic : undefined;
+    },
+  },
+  query_mysql: {
+    label: '业务数据库 / business database',
+    statusDetail: (args) => {
+      const source =
+        typeof args === 'object' && args !== null
+          ? (args as { data_source?: unknown }).data_source
+          : undefined;
+      return source === 'order_readonly' ? source : undefined;
+    },
+  },
+};
+const vocabulary = (name: string) => TOOLS[name];
 
 describe('status texts', () => {
   it.each<[string, ToolCallFacts[], string | null]>([

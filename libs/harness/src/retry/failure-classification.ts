@@ -1,15 +1,9 @@
-import {
-  BudgetExhausted,
-  FailureKind,
-  ModelCallFailed,
-  RunCancelled,
-  RunDeadlineExceeded,
-} from '../run/harness-errors';
+import { BudgetExhausted, FailureKind, ModelCallFailed, runStopOf } from '../run/harness-errors';
 
 /** The retry-relevant class of an error, or null when the Harness does not know it (never retried). */
 export function classifyFailure(error: unknown): FailureKind | null {
-  if (error instanceof RunCancelled) return 'CANCELLED';
-  if (error instanceof RunDeadlineExceeded) return 'DEADLINE_EXCEEDED';
+  const stop = runStopOf(error);
+  if (stop) return stop;
   if (error instanceof BudgetExhausted) return 'BUDGET_EXHAUSTED';
   if (error instanceof ModelCallFailed) return error.kind;
   return null;

@@ -33,6 +33,16 @@ export class RunDeadlineExceeded extends Error {
   }
 }
 
+/** Why a run stopped from outside the call in flight; the gateway and the tool boundary share it. */
+export type RunStop = 'CANCELLED' | 'DEADLINE_EXCEEDED';
+
+/** The run-ending reason an error carries, or null when the error does not end the run. */
+export function runStopOf(error: unknown): RunStop | null {
+  if (error instanceof RunCancelled) return 'CANCELLED';
+  if (error instanceof RunDeadlineExceeded) return 'DEADLINE_EXCEEDED';
+  return null;
+}
+
 /** Failure classes the retry matrix reasons about (seed §4.2 "重试策略装配"). */
 export const FAILURE_KINDS = [
   'TIMEOUT',

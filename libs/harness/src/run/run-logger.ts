@@ -22,7 +22,8 @@ export class RunLogger {
     this.logger.warn({ msg: message, ...this.fields });
   }
 
-  error(message: string): void {
-    this.logger.error({ msg: message, ...this.fields });
+  /** `stack` is for the operator's log only; callers never send it to a client. */
+  error(message: string, stack?: string): void {
+    this.logger.error({ msg: message, ...this.fields, ...(stack === undefined ? {} : { stack }) });
   }
 }

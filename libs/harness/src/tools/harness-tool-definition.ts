@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AgentResult } from '../evidence/canonical-invocation';
 import type { RunContext } from '../run/run-context';
 
 /** What a projector makes of a raw tool response: the bounded agent-facing body and its evidence status. */
@@ -10,6 +11,19 @@ export interface ToolProjection {
 }
 
 export type ArgSummary = Record<string, string | number | boolean>;
+
+/** The kinds of evidence a report reference can carry; the web UI renders each kind, never a tool name. */
+export const EVIDENCE_SOURCE_TYPES = ['KNOWLEDGE', 'LOG', 'MYSQL', 'OTHER'] as const;
+export type EvidenceSourceType = (typeof EVIDENCE_SOURCE_TYPES)[number];
+
+/** How one verified result reads as a report reference / SemanticGuard evidence item: no ids, exact values. */
+export interface EvidenceView {
+  source_type: EvidenceSourceType;
+  source: string;
+  scope: string;
+  /** Exact excerpts / patterns / rows from the agent_result (never the raw response). */
+  values: unknown;
+}
 
 /**
  * One agent-facing evidence tool as the Harness runs it. `execute` talks to the data source and must
@@ -30,7 +44,19 @@ export interface HarnessToolDefinition<
   project(raw: Raw, args: Args): ToolProjection;
   /** Redacted, bounded argument summary for the durable tool_invocation row (no SQL or query text). */
   summarizeArgs(args: Args): ArgSummary;
+  /** What status texts call this tool, e.g. '日志 / logs'. */
+  label: string;
+  /**
+   * The one argument value a status text may name next to the label (a log topic, a configured data
+   * source), only when it belongs to a closed set; free text (queries, SQL) never. `args` is unvalidated.
+   */
+  statusDetail?(args: unknown): string | undefined;
+  /** How this tool's READY agent_result becomes a report reference and a SemanticGuard evidence item. */
+  evidenceOf(result: AgentResult): EvidenceView;
 }
+
+/** Any tool, as the catalog, the agent and the guards hold it. */
+export type AnyHarnessTool = HarnessToolDefinition<Record<string, unknown>, unknown>;
 
 /** A known, safe failure of a tool: its code and message may be shown to the agent. */
 export class ToolFailure extends Error {

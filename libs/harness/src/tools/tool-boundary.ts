@@ -4,7 +4,7 @@ import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
 import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
 import { BudgetAudit } from '../run/budget-audit';
-import { BudgetExhausted, RunCancelled, RunDeadlineExceeded } from '../run/harness-errors';
+import { BudgetExhausted, RunDeadlineExceeded, runStopOf } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { byteLength, fitAgentResult } from './fit-agent-result';
 import { ArgSummary, HarnessToolDefinition, ToolFailure } from './harness-tool-definition';
@@ -28,22 +28,44 @@ export const TOOL_ERROR_CODES = [
   'UNKNOWN_TOOL',
 ] as const;
 
-const SAFE_MESSAGES: Record<string, string> = {
-  INVALID_TOOL_CALL_ID: 'The tool call id is missing or malformed; the call was not run.',
-  MALFORMED_ARGUMENTS:
-    'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.',
-  DUPLICATE_TOOL_CALL_ID: 'This tool call id was already used in this run; the call was not run.',
-  TOOL_NOT_READ_ONLY: 'This tool is not allowed to run.',
-  BUDGET_EXHAUSTED: 'The tool call budget of this run is used up; conclude with the evidence you have.',
-  TOOL_TIMEOUT: 'The tool did not answer in time.',
-  TOOL_FAILED: 'The tool failed.',
-  PROJECTION_FAILED: 'The tool result could not be prepared.',
-  RESULT_TOO_LARGE: 'The tool result is too large; narrow the query.',
-  RUN_EVIDENCE_LIMIT: 'This run has stored as much evidence as it may; conclude with the evidence you have.',
-  EVIDENCE_STORE_UNAVAILABLE: 'The evidence store is unavailable; this result cannot be used as evidence.',
-  CANCELLED: 'The run was cancelled.',
-  DEADLINE_EXCEEDED: 'The run ran out of time.',
-};
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** The safe observation for each boundary code; codes whose message depends on the call pass their own. */
+function safeMessageOf(code: ToolErrorCode): string {
+  switch (code) {
+    case 'INVALID_TOOL_CALL_ID':
+      return 'The tool call id is missing or malformed; the call was not run.';
+    case 'DUPLICATE_TOOL_CALL_ID':
+      return 'This tool call id was already used in this run; the call was not run.';
+    case 'INVALID_ARGUMENTS':
+      return 'Invalid arguments.';
+    case 'TOOL_NOT_READ_ONLY':
+      return 'This tool is not allowed to run.';
+    case 'BUDGET_EXHAUSTED':
+      return 'The tool call budget of this run is used up; conclude with the evidence you have.';
+    case 'TOOL_TIMEOUT':
+      return 'The tool did not answer in time.';
+    case 'TOOL_FAILED':
+      return 'The tool failed.';
+    case 'PROJECTION_FAILED':
+      return 'The tool result could not be prepared.';
+    case 'RESULT_TOO_LARGE':
+      return 'The tool result is too large; narrow the query.';
+    case 'RUN_EVIDENCE_LIMIT':
+      return 'This run has stored as much evidence as it may; conclude with the evidence you have.';
+    case 'EVIDENCE_STORE_UNAVAILABLE':
+      return 'The evidence store is unavailable; this result cannot be used as evidence.';
+    case 'CANCELLED':
+      return 'The run was cancelled.';
+    case 'DEADLINE_EXCEEDED':
+      return 'The run ran out of time.';
+    case 'UNKNOWN_TOOL':
+      return 'There is no such tool.';
+  }
+}
+
+const MALFORMED_ARGUMENTS_MESSAGE =
+  'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.';
 
 /** What the agent gets back, always a bounded JSON string, plus whether it is an error observation. */
 export interface BoundaryResult {
@@ -52,11 +74,18 @@ export interface BoundaryResult {
   agentResult: AgentResult;
 }
 
+/** A boundary code, or a tool's own ToolFailure code (e.g. an SQL policy rejection) with its safe message. */
 class Rejection {
+  readonly message: string;
+
+  constructor(code: ToolErrorCode, message?: string);
+  constructor(code: string, message: string);
   constructor(
     readonly code: string,
-    readonly message: string = SAFE_MESSAGES[code] ?? 'The tool failed.',
-  ) {}
+    message?: string,
+  ) {
+    this.message = message ?? safeMessageOf(code as ToolErrorCode);
+  }
 }
 
 /**
@@ -75,6 +104,10 @@ export class ToolBoundary {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
+  /**
+   * One tool call, in named stages: open the canonical record, check the call, run the tool, keep the raw
+   * response, project it, mark it READY. Each stage either moves on or ends the call as an ERROR record.
+   */
   async execute<Args extends Record<string, unknown>, Raw>(
     ctx: RunContext,
     tool: HarnessToolDefinition<Args, Raw>,
@@ -82,22 +115,45 @@ export class ToolBoundary {
     rawArgs: unknown,
   ): Promise<BoundaryResult> {
     ctx.throwIfStopped();
+    const opened = await this.openRecord(ctx, tool.name, toolCallId, rawArgs);
+    if (!(opened instanceof OpenCall)) return opened;
+    const call = opened;
+
+    const args = await this.checkCall(call, tool, rawArgs);
+    if (args instanceof Rejection) return this.finishWithError(call, args);
+
+    const raw = await this.runTool(call, tool, args);
+    if (raw instanceof Rejection) return this.finishWithError(call, raw);
+
+    const rawStored = await this.keepRaw(call, raw);
+    if (rawStored instanceof Rejection) return this.finishWithError(call, rawStored);
+
+    const projected = this.projectResult(call, tool, raw, args);
+    if (projected instanceof Rejection) return this.finishWithError(call, projected, true);
+
+    return this.markReady(call, projected);
+  }
+
+  /** Checks the tool_call_id and creates the PROJECTING record; a refused create writes nothing. */
+  private async openRecord(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: unknown,
+    rawArgs: unknown,
+  ): Promise<OpenCall | BoundaryResult> {
     const startedAt = new Date();
     const requestBytes = safeByteLength(rawArgs);
-    let argSummary: ArgSummary | null = null;
-    await this.started(ctx, tool.name, toolCallId);
-
+    await this.started(ctx, toolName, toolCallId);
     if (!isValidToolCallId(toolCallId)) {
       ctx.budget.countRejectedToolCall();
       const rejection = new Rejection('INVALID_TOOL_CALL_ID');
-      await this.audit(ctx, tool.name, null, startedAt, { requestBytes, rejection });
+      await this.audit(ctx, toolName, null, startedAt, { requestBytes, rejection });
       return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', rejection);
     }
-
-    const record: CanonicalInvocation = {
+    const call = new OpenCall(ctx, toolName, toolCallId, startedAt, {
       tool_call_id: toolCallId,
       run_id: ctx.runId,
-      tool_name: tool.name,
+      tool_name: toolName,
       request: rawArgs,
       raw_response: null,
       agent_result: null,
@@ -106,90 +162,88 @@ export class ToolBoundary {
       error_code: null,
       started_at: startedAt.toISOString(),
       ended_at: null,
-    };
-    const sizes = { requestBytes, rawBytes: 0, agentResultBytes: 0, truncated: false };
-
-    const created = await this.storeOrReject(() => this.store.create(record));
+    });
+    call.sizes.requestBytes = requestBytes;
+    const created = await this.storeOrReject(() => this.store.create(call.record));
     if (created instanceof Rejection) {
-      // A refused create wrote nothing: a duplicate id never overwrites the existing record.
+      // A duplicate id never overwrites the existing record.
       if (created.code === 'DUPLICATE_TOOL_CALL_ID') ctx.budget.countRejectedToolCall();
-      await this.audit(ctx, tool.name, toolCallId, startedAt, { ...sizes, rejection: created });
+      await this.audit(ctx, toolName, toolCallId, startedAt, { ...call.sizes, rejection: created });
       return errorResult(toolCallId, created);
     }
+    return call;
+  }
 
-    const finishWithError = async (rejection: Rejection, keepRaw = false): Promise<BoundaryResult> => {
-      const failed = errorResult(toolCallId, rejection);
-      const final: CanonicalInvocation = {
-        ...record,
-        raw_response: keepRaw ? record.raw_response : null,
-        agent_result: failed.agentResult,
-        status: 'ERROR',
-        evidence_status: 'ERROR',
-        error_code: rejection.code,
-        ended_at: new Date().toISOString(),
-      };
-      const stored = await this.storeOrReject(() => this.store.update(final));
-      const outcome = stored instanceof Rejection ? stored : rejection;
-      await this.audit(ctx, tool.name, toolCallId, startedAt, { ...sizes, rejection: outcome, argSummary });
-      return outcome === rejection ? failed : errorResult(toolCallId, outcome);
-    };
-
+  /** Read-only, argument validation, then the budget: nothing runs unless all three pass. */
+  private async checkCall<Args extends Record<string, unknown>, Raw>(
+    call: OpenCall,
+    tool: HarnessToolDefinition<Args, Raw>,
+    rawArgs: unknown,
+  ): Promise<Args | Rejection> {
     if (tool.readOnly !== true) {
-      ctx.budget.countRejectedToolCall();
-      return finishWithError(new Rejection('TOOL_NOT_READ_ONLY'));
+      call.ctx.budget.countRejectedToolCall();
+      return new Rejection('TOOL_NOT_READ_ONLY');
     }
-
     const parsed = tool.schema.safeParse(rawArgs);
     if (!parsed.success) {
-      ctx.budget.countRejectedToolCall();
+      call.ctx.budget.countRejectedToolCall();
       const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.') || '(arguments)'))];
-      return finishWithError(
-        new Rejection('INVALID_ARGUMENTS', `Invalid arguments: check ${fields.join(', ')}.`),
-      );
+      return new Rejection('INVALID_ARGUMENTS', `Invalid arguments: check ${fields.join(', ')}.`);
     }
-    const args = parsed.data;
-    argSummary = tool.summarizeArgs(args);
-
+    call.argSummary = tool.summarizeArgs(parsed.data);
     try {
-      ctx.budget.reserveToolCall(tool.name);
+      call.ctx.budget.reserveToolCall(tool.name);
     } catch (error) {
       if (!(error instanceof BudgetExhausted)) throw error;
-      await this.budgetAudit.record(ctx, error);
-      return finishWithError(new Rejection('BUDGET_EXHAUSTED'));
+      await this.budgetAudit.record(call.ctx, error);
+      return new Rejection('BUDGET_EXHAUSTED');
     }
+    return parsed.data;
+  }
 
-    let raw: Raw;
+  /** Tool failures become observations; cancellation and the deadline are recorded, then end the run. */
+  private async runTool<Args extends Record<string, unknown>, Raw>(
+    call: OpenCall,
+    tool: HarnessToolDefinition<Args, Raw>,
+    args: Args,
+  ): Promise<Raw | Rejection> {
     try {
-      raw = await this.run(ctx, tool, args);
+      return await this.run(call.ctx, tool, args);
     } catch (error) {
-      if (error instanceof RunCancelled || error instanceof RunDeadlineExceeded) {
-        await finishWithError(
-          new Rejection(error instanceof RunCancelled ? 'CANCELLED' : 'DEADLINE_EXCEEDED'),
-        );
+      const stop = runStopOf(error);
+      if (stop) {
+        await this.finishWithError(call, new Rejection(stop));
         throw error;
       }
-      if (error instanceof ToolFailure) return finishWithError(new Rejection(error.code, error.safeMessage));
-      if (error instanceof ToolTimeout) return finishWithError(new Rejection('TOOL_TIMEOUT'));
-      ctx
+      if (error instanceof ToolFailure) return new Rejection(error.code, error.safeMessage);
+      if (error instanceof ToolTimeout) return new Rejection('TOOL_TIMEOUT');
+      call.ctx
         .logger(ToolBoundary.name)
         .warn(`tool ${tool.name} failed: ${error instanceof Error ? error.name : 'unknown'}`);
-      return finishWithError(new Rejection('TOOL_FAILED'));
+      return new Rejection('TOOL_FAILED');
     }
+  }
 
-    record.raw_response = raw;
-    sizes.rawBytes = safeByteLength(raw);
-    const rawStored = await this.storeOrReject(() => this.store.update(record));
-    if (rawStored instanceof Rejection) return finishWithError(rawStored);
+  private async keepRaw<Raw>(call: OpenCall, raw: Raw): Promise<StoreOutcome | Rejection> {
+    call.record.raw_response = raw;
+    call.sizes.rawBytes = safeByteLength(raw);
+    return this.storeOrReject(() => this.store.update(call.record));
+  }
 
+  /** Deterministic projection, fitted to the agent-result byte cap; the raw response stays in Redis. */
+  private projectResult<Args extends Record<string, unknown>, Raw>(
+    call: OpenCall,
+    tool: HarnessToolDefinition<Args, Raw>,
+    raw: Raw,
+    args: Args,
+  ): AgentResult | Rejection {
     let projected: AgentResult | null;
-    let evidenceStatus: 'EVIDENCE_FOUND' | 'NO_EVIDENCE';
     try {
       const projection = tool.project(raw, args);
-      evidenceStatus = projection.evidenceStatus;
       projected = fitAgentResult(
         {
-          evidence_status: evidenceStatus,
-          tool_call_id: toolCallId,
+          evidence_status: projection.evidenceStatus,
+          tool_call_id: call.toolCallId,
           ...projection.result,
           truncated: projection.truncated,
         },
@@ -197,35 +251,72 @@ export class ToolBoundary {
         tool.countedList,
       );
     } catch {
-      return finishWithError(new Rejection('PROJECTION_FAILED'), true);
+      return new Rejection('PROJECTION_FAILED');
     }
-    if (projected === null) return finishWithError(new Rejection('RESULT_TOO_LARGE'), true);
+    return projected ?? new Rejection('RESULT_TOO_LARGE');
+  }
 
-    sizes.agentResultBytes = byteLength(projected);
-    sizes.truncated = projected.truncated;
+  private async markReady(call: OpenCall, projected: AgentResult): Promise<BoundaryResult> {
+    const evidenceStatus = projected.evidence_status === 'NO_EVIDENCE' ? 'NO_EVIDENCE' : 'EVIDENCE_FOUND';
+    call.sizes.agentResultBytes = byteLength(projected);
+    call.sizes.truncated = projected.truncated;
     const ready: CanonicalInvocation = {
-      ...record,
+      ...call.record,
       agent_result: projected,
       status: 'READY',
       evidence_status: evidenceStatus,
       ended_at: new Date().toISOString(),
     };
     const readyStored = await this.storeOrReject(() => this.store.update(ready));
-    if (readyStored instanceof Rejection) return finishWithError(readyStored);
+    if (readyStored instanceof Rejection) return this.finishWithError(call, readyStored);
     await this.invocations.record({
-      runId: ctx.runId,
-      toolCallId,
-      toolName: tool.name,
+      runId: call.ctx.runId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
       status: 'READY',
       evidenceStatus,
       errorCode: null,
-      argSummary,
-      ...sizes,
-      startedAt,
-      durationMs: Date.now() - startedAt.getTime(),
+      argSummary: call.argSummary,
+      ...call.sizes,
+      startedAt: call.startedAt,
+      durationMs: Date.now() - call.startedAt.getTime(),
     });
-    await this.finished(ctx, tool.name, toolCallId, 'READY', evidenceStatus, null, startedAt);
+    await this.finished(
+      call.ctx,
+      call.toolName,
+      call.toolCallId,
+      'READY',
+      evidenceStatus,
+      null,
+      call.startedAt,
+    );
     return { content: JSON.stringify(projected), isError: false, agentResult: projected };
+  }
+
+  /** Ends an opened call as ERROR in Redis and MySQL; if even that write fails, the store's code wins. */
+  private async finishWithError(
+    call: OpenCall,
+    rejection: Rejection,
+    keepRaw = false,
+  ): Promise<BoundaryResult> {
+    const failed = errorResult(call.toolCallId, rejection);
+    const final: CanonicalInvocation = {
+      ...call.record,
+      raw_response: keepRaw ? call.record.raw_response : null,
+      agent_result: failed.agentResult,
+      status: 'ERROR',
+      evidence_status: 'ERROR',
+      error_code: rejection.code,
+      ended_at: new Date().toISOString(),
+    };
+    const stored = await this.storeOrReject(() => this.store.update(final));
+    const outcome = stored instanceof Rejection ? stored : rejection;
+    await this.audit(call.ctx, call.toolName, call.toolCallId, call.startedAt, {
+      ...call.sizes,
+      rejection: outcome,
+      argSummary: call.argSummary,
+    });
+    return outcome === rejection ? failed : errorResult(call.toolCallId, outcome);
   }
 
   /**
@@ -267,7 +358,7 @@ export class ToolBoundary {
       toolName,
       toolCallId,
       rawArguments,
-      new Rejection('INVALID_ARGUMENTS', SAFE_MESSAGES.MALFORMED_ARGUMENTS),
+      new Rejection('INVALID_ARGUMENTS', MALFORMED_ARGUMENTS_MESSAGE),
     );
   }
 
@@ -425,6 +516,20 @@ export class ToolBoundary {
 const safeToolName = (name: string) => name.replace(/[^\w.-]/g, '_').slice(0, 64) || 'unknown';
 
 class ToolTimeout extends Error {}
+
+/** The state of one tool call between the boundary's stages. */
+class OpenCall {
+  readonly sizes = { requestBytes: 0, rawBytes: 0, agentResultBytes: 0, truncated: false };
+  argSummary: ArgSummary | null = null;
+
+  constructor(
+    readonly ctx: RunContext,
+    readonly toolName: string,
+    readonly toolCallId: string,
+    readonly startedAt: Date,
+    readonly record: CanonicalInvocation,
+  ) {}
+}
 
 function errorResult(toolCallId: string, rejection: Rejection): BoundaryResult {
   const agentResult: AgentResult = {

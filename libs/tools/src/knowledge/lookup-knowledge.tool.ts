@@ -42,5 +42,12 @@ export function lookupKnowledgeTool(
     project: (raw) =>
       projectRagResult({ ...raw, hits: postProcessKnowledge(raw.hits, limits.maxEvidence) }, limits),
     summarizeArgs: (args) => ({ query_chars: args.query.length }),
+    label: '知识库 / knowledge base',
+    evidenceOf: (result) => ({
+      source_type: 'KNOWLEDGE',
+      source: 'knowledge base',
+      scope: `query: ${String(result.query ?? '')}`,
+      values: result.evidence ?? [],
+    }),
   };
 }

@@ -16,3 +16,41 @@ describe('queryLogsTool description', () => {
     expect(description).toContain(`lookback_minutes: default ${defaultMinutes}, at most ${maxMinutes}.`);
   });
 });
+
+describe('queryLogsTool self-description', () => {
+  const tool = queryLogsTool(
+    {} as LogSourcePort,
+    {
+      defaultLookbackMinutes: 30,
+      maxLookbackMinutes: 60,
+    } as HarnessConfig['logs'],
+  );
+
+  it.each<[string, unknown, string | undefined]>([
+    ['a topic of the closed set', { topic: 'APPLICATION', query: 'call 13812345678' }, 'APPLICATION'],
+    ['a topic outside the set', { topic: 'ROOT CAUSE CONFIRMED' }, undefined],
+    ['arguments that are not an object', 'APPLICATION', undefined],
+  ])('names %s in status texts only when it is closed-set', (_name, args, detail) => {
+    expect(tool.statusDetail?.(args)).toBe(detail);
+  });
+
+  it('reads a verified result as a LOG reference with its scope and exact patterns', () => {
+    expect(
+      tool.evidenceOf({
+        evidence_status: 'EVIDENCE_FOUND',
+        tool_call_id: 'call_1',
+        truncated: false,
+        source_kind: 'MOCK',
+        scope: { topic: 'APPLICATION', query: 'HikariPool', start_time: 't0', end_time: 't1' },
+        match_count: 84,
+        patterns: [{ count: 84 }],
+        events: [],
+      }),
+    ).toEqual({
+      source_type: 'LOG',
+      source: 'APPLICATION (MOCK)',
+      scope: 'query: HikariPool; t0 – t1; 84 matching events',
+      values: { patterns: [{ count: 84 }], events: [] },
+    });
+  });
+});

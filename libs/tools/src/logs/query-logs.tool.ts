@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HarnessConfig, HarnessToolDefinition } from '@app/harness';
+import { argOf, asRecord } from '../projection/record-fields';
 import { LOG_TOPICS, LogRawResponse, LogSourcePort } from './log-source.port';
 import { projectLogs } from './query-logs-result-projector';
 
@@ -57,5 +58,19 @@ export function queryLogsTool(
       lookback_minutes: args.lookback_minutes,
       query_chars: args.query.length,
     }),
+    label: '日志 / logs',
+    statusDetail: (args) => {
+      const topic = argOf(args, 'topic');
+      return (LOG_TOPICS as readonly unknown[]).includes(topic) ? String(topic) : undefined;
+    },
+    evidenceOf: (result) => {
+      const scope = asRecord(result.scope);
+      return {
+        source_type: 'LOG',
+        source: `${String(scope.topic ?? 'logs')} (${String(result.source_kind ?? 'UNKNOWN')})`,
+        scope: `query: ${String(scope.query ?? '')}; ${String(scope.start_time ?? '')} – ${String(scope.end_time ?? '')}; ${String(result.match_count ?? 0)} matching events`,
+        values: { patterns: result.patterns ?? [], events: result.events ?? [] },
+      };
+    },
   };
 }

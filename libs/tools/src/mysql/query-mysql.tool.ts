@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessConfig, HarnessToolDefinition, ToolFailure } from '@app/harness';
+import { argOf, asRecord } from '../projection/record-fields';
 import { describeAllowlist } from './allowlist-description';
 import { MysqlQueryExecutor } from './mysql-query-executor';
 import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
@@ -60,5 +61,19 @@ export function queryMysqlTool(
       sql_chars: args.sql.length,
       param_count: args.params.length,
     }),
+    label: '业务数据库 / business database',
+    statusDetail: (args) => {
+      const source = argOf(args, 'data_source');
+      return typeof source === 'string' && byId.has(source) ? source : undefined;
+    },
+    evidenceOf: (result) => {
+      const scope = asRecord(result.scope);
+      return {
+        source_type: 'MYSQL',
+        source: String(scope.data_source ?? 'mysql'),
+        scope: `${String(scope.sql ?? '')} params=${JSON.stringify(scope.params ?? [])}`,
+        values: { columns: result.columns ?? [], rows: result.rows ?? [] },
+      };
+    },
   };
 }

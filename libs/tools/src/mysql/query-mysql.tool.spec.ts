@@ -1,0 +1,42 @@
+import type { HarnessConfig } from '@app/harness';
+import { MysqlQueryExecutor } from './mysql-query-executor';
+import type { MysqlDataSourceConfig } from './mysql-tools-config';
+import { queryMysqlTool } from './query-mysql.tool';
+
+describe('queryMysqlTool self-description', () => {
+  const tool = queryMysqlTool(
+    [{ id: 'order_readonly', schemas: new Map() } as unknown as MysqlDataSourceConfig],
+    {} as MysqlQueryExecutor,
+    {} as HarnessConfig['mysql'],
+  );
+
+  it.each<[string, unknown, string | undefined]>([
+    [
+      'a configured data source, never the SQL',
+      { data_source: 'order_readonly', sql: 'DROP TABLE x' },
+      'order_readonly',
+    ],
+    ['an unknown data source', { data_source: '<script>alert(1)</script>' }, undefined],
+    ['arguments that are not an object', 'order_readonly', undefined],
+  ])('names %s', (_name, args, detail) => {
+    expect(tool.statusDetail?.(args)).toBe(detail);
+  });
+
+  it('reads a verified result as a MYSQL reference with the SQL, params and exact rows', () => {
+    expect(
+      tool.evidenceOf({
+        evidence_status: 'EVIDENCE_FOUND',
+        tool_call_id: 'call_1',
+        truncated: false,
+        scope: { data_source: 'order_readonly', sql: 'SELECT id FROM t WHERE id = ?', params: [7] },
+        columns: ['id'],
+        rows: [[7]],
+      }),
+    ).toEqual({
+      source_type: 'MYSQL',
+      source: 'order_readonly',
+      scope: 'SELECT id FROM t WHERE id = ? params=[7]',
+      values: { columns: ['id'], rows: [[7]] },
+    });
+  });
+});
