@@ -1,6 +1,6 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { validateEnv } from '@app/config';
+import { ConfigValidationError, validateEnv } from '@app/config';
 
 export class RedisEnv {
   @IsString() @MinLength(1) REDIS_HOST: string = '127.0.0.1';
@@ -11,10 +11,40 @@ export class RedisEnv {
   @IsString() REDIS_PASSWORD: string = '';
   @IsInt() @Min(50) @Max(60_000) REDIS_COMMAND_TIMEOUT_MS: number = 2000;
   @IsInt() @Min(50) @Max(60_000) REDIS_CONNECT_TIMEOUT_MS: number = 2000;
+  /** `host:port` seed nodes of a Redis Cluster, comma-separated; when set, REDIS_HOST/PORT are not used. */
+  @IsString() REDIS_CLUSTER_NODES: string = '';
+}
+
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** Parses REDIS_CLUSTER_NODES; an empty value means a single server. */
+export function parseClusterNodes(raw: string): RedisNode[] {
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry, index) => {
+      const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/.exec(entry);
+      const port = match ? Number(match[2]) : 0;
+      if (!match || port < 1 || port > 65535) {
+        throw new ConfigValidationError([
+          `REDIS_CLUSTER_NODES entry ${index + 1} must be host:port with a port from 1 to 65535`,
+        ]);
+      }
+      return { host: match[1].replace(/^\[|\]$/g, ''), port };
+    });
 }
 
 export const redisConfig = registerAs('redis', () => {
   const env = validateEnv(RedisEnv);
+  const clusterNodes = parseClusterNodes(env.REDIS_CLUSTER_NODES);
+  // A cluster has only database 0: a different REDIS_DB would silently mean something else.
+  if (clusterNodes.length > 0 && env.REDIS_DB !== 0) {
+    throw new ConfigValidationError(['REDIS_DB must be 0 when REDIS_CLUSTER_NODES is set']);
+  }
   return {
     host: env.REDIS_HOST,
     port: env.REDIS_PORT,
@@ -23,6 +53,7 @@ export const redisConfig = registerAs('redis', () => {
     password: env.REDIS_PASSWORD || undefined,
     commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     connectTimeoutMs: env.REDIS_CONNECT_TIMEOUT_MS,
+    clusterNodes,
   };
 });
 export type RedisConfig = ConfigType<typeof redisConfig>;

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
-import { HARNESS_REDIS } from '../redis/redis.provider';
+import { HARNESS_REDIS, HarnessRedis } from '../redis/redis.provider';
 import { CanonicalInvocation, ReadyInvocation } from './canonical-invocation';
 
 /** Redis could not be reached or answered with an error: the call cannot be stored, so it cannot be evidence. */
@@ -50,7 +49,7 @@ export class InvocationStore {
   private readonly limits: HarnessConfig['evidence'];
 
   constructor(
-    @Inject(HARNESS_REDIS) private readonly redis: Redis,
+    @Inject(HARNESS_REDIS) private readonly redis: HarnessRedis,
     @Inject(harnessConfig.KEY) config: HarnessConfig,
   ) {
     this.limits = config.evidence;

@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import Redis from 'ioredis';
-import { HARNESS_REDIS } from './redis.provider';
+import { HARNESS_REDIS, HarnessRedis } from './redis.provider';
 
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
-    @Inject(HARNESS_REDIS) private readonly redis: Redis,
+    @Inject(HARNESS_REDIS) private readonly redis: HarnessRedis,
     private readonly health: HealthIndicatorService,
   ) {}
 
