@@ -9,7 +9,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
-import { HarnessModule } from '@app/harness';
+import { HarnessModule, RedisThrottlerStorage } from '@app/harness';
 import { ToolsModule } from '@app/tools';
 import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { appConfig, AppConfig } from './config/app.config';
@@ -30,9 +30,12 @@ import { WebUiModule } from './web/web-ui.module';
     ScheduleModule.forRoot(),
     RetentionSchedulerModule,
     ThrottlerModule.forRootAsync({
-      inject: [appConfig.KEY],
-      useFactory: (config: AppConfig) => ({
+      imports: [HarnessModule],
+      inject: [appConfig.KEY, RedisThrottlerStorage],
+      // Counted in Redis, so several replicas behind one load balancer enforce one limit per client.
+      useFactory: (config: AppConfig, storage: RedisThrottlerStorage) => ({
         throttlers: [{ ttl: config.throttle.ttl, limit: config.throttle.limit }],
+        storage,
       }),
     }),
     TerminusModule,

@@ -8,6 +8,7 @@ import { redisConfig } from './config/redis.config';
 import { InvocationStore } from './evidence/invocation-store';
 import { ModelGateway } from './model/model-gateway';
 import { RedisHealthIndicator } from './redis/redis.health';
+import { RedisThrottlerStorage } from './redis/redis-throttler-storage';
 import { RedisLifecycle, redisProvider } from './redis/redis.provider';
 import { HarnessRetryExecutor } from './retry/harness-retry-executor';
 import { BudgetAudit } from './run/budget-audit';
@@ -23,6 +24,7 @@ const PUBLIC = [
   HarnessRetryExecutor,
   RedisHealthIndicator,
   ToolCatalog,
+  RedisThrottlerStorage,
 ];
 
 @Module({

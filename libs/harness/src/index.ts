@@ -4,6 +4,7 @@ export type { HarnessConfig } from './config/harness.config';
 export { llmConfig, loadLlmConfig } from './config/llm.config';
 export { redisConfig } from './config/redis.config';
 export { RedisHealthIndicator } from './redis/redis.health';
+export { RedisThrottlerStorage } from './redis/redis-throttler-storage';
 export { RunContext } from './run/run-context';
 export { RunContextFactory } from './run/run-context.factory';
 export {
