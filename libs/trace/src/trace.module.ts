@@ -10,6 +10,7 @@ import { buildDataSourceOptions, openServiceDataSource } from './database/data-s
 import { TRACE_ENTITIES } from './entities';
 import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
+import { RunOwner } from './repositories/run-owner';
 import { RunRepository } from './repositories/run.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
@@ -45,6 +46,7 @@ const REPOSITORIES = [
   controllers: [SessionsController, TraceController],
   providers: [
     ...REPOSITORIES,
+    RunOwner,
     RetentionService,
     {
       provide: AUDIT_CIPHER,

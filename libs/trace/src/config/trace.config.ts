@@ -13,6 +13,9 @@ export class TraceEnv {
   @IsInt() @Min(1) @Max(3650) TRACE_RETENTION_DAYS: number = 180;
   /** A run still RUNNING after this long was left by a crash or a lost database: it is closed as FAILED/ABANDONED. */
   @IsInt() @Min(5) @Max(1440) RUN_ABANDON_AFTER_MINUTES: number = 30;
+  /** A run's owner renews its lease this often; a replica whose lease ran out is gone, and another closes its runs. */
+  @IsInt() @Min(200) @Max(60_000) RUN_HEARTBEAT_MS: number = 5000;
+  @IsInt() @Min(1000) @Max(600_000) RUN_LEASE_MS: number = 20_000;
 }
 
 function parseEncryptionKeys(raw: string): Map<string, Buffer> {
@@ -48,12 +51,17 @@ export const traceConfig = registerAs('trace', () => {
       'AUDIT_ENCRYPTION_KEYS is required outside demo mode: the reasoning audit is encrypted at rest',
     ]);
   }
+  // Two missed heartbeats at least before a live replica's runs could be taken for dead.
+  if (env.RUN_HEARTBEAT_MS * 2 > env.RUN_LEASE_MS) {
+    throw new ConfigValidationError(['RUN_HEARTBEAT_MS must be at most half of RUN_LEASE_MS']);
+  }
   return {
     encryptionKeys,
     activeKeyId,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     traceRetentionDays: env.TRACE_RETENTION_DAYS,
     abandonAfterMinutes: env.RUN_ABANDON_AFTER_MINUTES,
+    runLease: { heartbeatMs: env.RUN_HEARTBEAT_MS, leaseMs: env.RUN_LEASE_MS },
   };
 });
 export type TraceConfig = ConfigType<typeof traceConfig>;

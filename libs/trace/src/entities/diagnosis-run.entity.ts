@@ -19,6 +19,7 @@ export interface PublishedResult {
 /** One request of a session: status, routing, release outcome and budget totals. Source of truth for previous_turn. */
 @Entity({ name: 'diagnosis_run' })
 @Index('idx_diagnosis_run_session_created', ['sessionId', 'createdAt'])
+@Index('idx_diagnosis_run_status_lease', ['status', 'leaseExpiresAt'])
 export class DiagnosisRunEntity {
   @PrimaryColumn({ name: 'run_id', type: 'varchar', length: 64 })
   runId!: string;
@@ -76,4 +77,11 @@ export class DiagnosisRunEntity {
 
   @Column({ name: 'duration_ms', type: 'int', unsigned: true, nullable: true })
   durationMs!: number | null;
+
+  /** The replica running this run, and until when (database clock) it has promised to be alive. */
+  @Column({ name: 'owner_id', type: 'varchar', length: 64, nullable: true })
+  ownerId!: string | null;
+
+  @Column({ name: 'lease_expires_at', ...MILLIS, nullable: true })
+  leaseExpiresAt!: Date | null;
 }

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, LessThanOrEqual, Not, Repository } from 'typeorm';
+import { traceConfig, TraceConfig } from '../config/trace.config';
+import { RunOwner } from './run-owner';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity, Intent, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
 
@@ -45,9 +47,11 @@ export class RunRepository {
   constructor(
     @InjectRepository(ChatSessionEntity) private readonly sessions: Repository<ChatSessionEntity>,
     @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
+    @Inject(traceConfig.KEY) private readonly config: TraceConfig,
+    private readonly owner: RunOwner,
   ) {}
 
-  /** Creates the session on first use (owned by the calling key) and the run in RUNNING state. */
+  /** Creates the session on first use (owned by the calling key) and the run in RUNNING state, owned by this replica under a lease. */
   async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
     await this.sessions
       .createQueryBuilder()
@@ -55,7 +59,20 @@ export class RunRepository {
       .values({ sessionId, ownerKeyDigest })
       .orUpdate(['updated_at'], ['session_id'])
       .execute();
-    await this.runs.insert({ runId, sessionId, query, status: 'RUNNING' });
+    const { leaseMs } = this.config.runLease;
+    await this.runs
+      .createQueryBuilder()
+      .insert()
+      .values({
+        runId,
+        sessionId,
+        query,
+        status: 'RUNNING',
+        ownerId: this.owner.id,
+        // The database clock, so replicas with skewed clocks agree on when a lease ran out.
+        leaseExpiresAt: () => `NOW(3) + INTERVAL ${leaseMs * 1000} MICROSECOND`,
+      })
+      .execute();
   }
 
   /** Keeps the first limit that was hit: later ones are consequences of it. */

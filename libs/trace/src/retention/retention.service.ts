@@ -5,6 +5,7 @@ import { traceConfig, TraceConfig } from '../config/trace.config';
 import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.entity';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
+import { RunOwner } from '../repositories/run-owner';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -28,7 +29,13 @@ export class RetentionService {
     @InjectRepository(ChatSessionEntity) private readonly sessions: Repository<ChatSessionEntity>,
     @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
     @Inject(traceConfig.KEY) private readonly config: TraceConfig,
+    private readonly owner: RunOwner,
   ) {}
+
+  /** How often RunLeaseScheduler renews and sweeps (RUN_HEARTBEAT_MS). */
+  get heartbeatMs(): number {
+    return this.config.runLease.heartbeatMs;
+  }
 
   async purge(now = new Date()): Promise<PurgeResult> {
     const audit = await this.audits.delete({
@@ -44,6 +51,37 @@ export class RetentionService {
     };
   }
 
+  /** Extends the lease of every run this replica still has RUNNING: one statement per heartbeat. */
+  async renewOwnLeases(): Promise<number> {
+    const { leaseMs } = this.config.runLease;
+    const result = await this.runs
+      .createQueryBuilder()
+      .update()
+      .set({ leaseExpiresAt: () => `NOW(3) + INTERVAL ${leaseMs * 1000} MICROSECOND` })
+      .where('owner_id = :owner AND status = :running', { owner: this.owner.id, running: 'RUNNING' })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  /**
+   * Closes the RUNNING runs of replicas whose lease ran out (they crashed or lost the database) as
+   * FAILED/ABANDONED. The update is conditional on RUNNING, so of two replicas sweeping at once and the
+   * owner finishing late, exactly one writes the terminal state. This replica's own runs are left to it.
+   */
+  async closeExpiredLeases(now = new Date()): Promise<number> {
+    const result = await this.runs
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now })
+      .where('status = :running AND lease_expires_at < NOW(3) AND owner_id <> :owner', {
+        running: 'RUNNING',
+        owner: this.owner.id,
+      })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  /** The backstop for runs without a lease (started before leases existed). */
   async closeAbandonedRuns(now = new Date()): Promise<number> {
     const result = await this.runs.update(
       {
