@@ -1,0 +1,142 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** One service replica: the built server (`dist/`) as its own process on a loopback port. */
+export class Replica {
+  private child: ChildProcess | undefined;
+  private stderr = '';
+  port = 0;
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  get pid(): number {
+    return this.child?.pid ?? 0;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<string> {
+    this.port = await freePort();
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/server/src/main.js')], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child = child;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-2000);
+    });
+    await waitUntil(async () => {
+      if (child.exitCode !== null) throw new Error(`replica exited: ${this.stderr}`);
+      return (await fetch(`${this.baseUrl}/health`)).status === 200;
+    }, `replica on port ${this.port}`);
+    return this.baseUrl;
+  }
+
+  /** A crash: no shutdown hooks, no goodbye to MySQL or Redis. */
+  kill9(): void {
+    this.child?.kill('SIGKILL');
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+}
+
+/**
+ * HAProxy (Debian package, scripts/ensure-haproxy.sh) on a loopback port, round-robin over the replicas,
+ * with a /health check so a dead replica leaves the rotation within a second.
+ */
+export class HaproxyFrontend {
+  private child: ChildProcess | undefined;
+  private dir = '';
+  private stderr = '';
+  port = 0;
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(backends: number[]): Promise<string> {
+    this.port = await freePort();
+    this.dir = await mkdtemp(join(tmpdir(), 'haproxy-'));
+    const config = join(this.dir, 'haproxy.cfg');
+    await writeFile(config, haproxyConfig(this.port, backends));
+    this.child = spawn('haproxy', ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-2000);
+    });
+    const child = this.child;
+    await waitUntil(async () => {
+      if (child.exitCode !== null) throw new Error(`haproxy exited: ${this.stderr}`);
+      return (await fetch(`${this.baseUrl}/health`)).status === 200;
+    }, 'haproxy');
+    return this.baseUrl;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    }
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The README's example, with the ports filled in. */
+export function haproxyConfig(port: number, backends: number[]): string {
+  return [
+    'global',
+    '  maxconn 2000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 1s',
+    '  timeout client 120s',
+    '  timeout server 120s',
+    // A connection refused by a dead replica is sent to another one; a request already accepted is not.
+    '  retries 2',
+    '  option redispatch',
+    'frontend diagnosis',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend replicas',
+    'backend replicas',
+    '  balance roundrobin',
+    '  option httpchk GET /health',
+    ...backends.map((backend, i) => `  server r${i + 1} 127.0.0.1:${backend} check inter 500 fall 1 rise 2`),
+    '',
+  ].join('\n');
+}
