@@ -2,9 +2,10 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
-const ROOT = resolve(__dirname, '..', '..');
+// Tests and benches run from the repository root (npm scripts), whether from sources or from dist/.
+const ROOT = process.cwd();
 
 export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -127,6 +128,8 @@ export function haproxyConfig(port: number, backends: number[]): string {
     '  timeout connect 1s',
     '  timeout client 120s',
     '  timeout server 120s',
+    // A replica busy with load answers /health slowly; only a few missed checks in a row take it out.
+    '  timeout check 2s',
     // A connection refused by a dead replica is sent to another one; a request already accepted is not.
     '  retries 2',
     '  option redispatch',
@@ -136,7 +139,7 @@ export function haproxyConfig(port: number, backends: number[]): string {
     'backend replicas',
     '  balance roundrobin',
     '  option httpchk GET /health',
-    ...backends.map((backend, i) => `  server r${i + 1} 127.0.0.1:${backend} check inter 500 fall 1 rise 2`),
+    ...backends.map((backend, i) => `  server r${i + 1} 127.0.0.1:${backend} check inter 500 fall 3 rise 1`),
     '',
   ].join('\n');
 }
