@@ -25,7 +25,11 @@ function loopbackClient(): string {
 }
 
 describe('rate limit shared by replicas (throttler storage in Redis)', () => {
-  const env = { THROTTLE_LIMIT: '4', THROTTLE_TTL_MS: '60000' };
+  const env = {
+    THROTTLE_LIMIT: '4',
+    THROTTLE_TTL_MS: '60000',
+    REDIS_THROTTLE_KEY_PREFIX: `e2e:throttle:shared-${Date.now().toString(36)}`,
+  };
   let first: RunningApp;
   let second: RunningApp;
 

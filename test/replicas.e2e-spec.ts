@@ -37,7 +37,11 @@ interface RunRow extends RowDataPacket {
 
 describe('two replicas behind HAProxy on shared MySQL and Redis', () => {
   const stub = new StubLlmServer(repeatingScript(250));
-  const lease = { RUN_HEARTBEAT_MS: '300', RUN_LEASE_MS: '1500' };
+  const lease = {
+    RUN_HEARTBEAT_MS: '300',
+    RUN_LEASE_MS: '1500',
+    REDIS_THROTTLE_KEY_PREFIX: `e2e:throttle:replicas-${Date.now().toString(36)}`,
+  };
   let doomed: Replica;
   let survivor: Replica;
   const proxy = new HaproxyFrontend();

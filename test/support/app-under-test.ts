@@ -14,7 +14,9 @@ export interface RunningApp {
  * `env` overrides process.env for the duration of the boot only.
  */
 export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
-  const app = await withEnv(env, () => createApp());
+  // Each app counts its own rate limit unless a test shares one on purpose (same prefix).
+  const throttle = { REDIS_THROTTLE_KEY_PREFIX: `e2e:throttle:${Math.random().toString(36).slice(2, 10)}` };
+  const app = await withEnv({ ...throttle, ...env }, () => createApp());
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };

@@ -1,5 +1,5 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { ConfigValidationError, validateEnv } from '@app/config';
 
 export class RedisEnv {
@@ -13,6 +13,8 @@ export class RedisEnv {
   @IsInt() @Min(50) @Max(60_000) REDIS_CONNECT_TIMEOUT_MS: number = 2000;
   /** `host:port` seed nodes of a Redis Cluster, comma-separated; when set, REDIS_HOST/PORT are not used. */
   @IsString() REDIS_CLUSTER_NODES: string = '';
+  /** Keys of the shared rate limit; replicas of one deployment must use the same prefix. */
+  @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) REDIS_THROTTLE_KEY_PREFIX: string = 'superbiz:throttle';
 }
 
 export interface RedisNode {
@@ -54,6 +56,7 @@ export const redisConfig = registerAs('redis', () => {
     commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     connectTimeoutMs: env.REDIS_CONNECT_TIMEOUT_MS,
     clusterNodes,
+    throttleKeyPrefix: env.REDIS_THROTTLE_KEY_PREFIX,
   };
 });
 export type RedisConfig = ConfigType<typeof redisConfig>;

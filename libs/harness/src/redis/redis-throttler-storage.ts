@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
+import { redisConfig, RedisConfig } from '../config/redis.config';
 import { HARNESS_REDIS, HarnessRedis } from './redis.provider';
 
 interface ThrottlerStorageRecord {
@@ -33,8 +34,6 @@ end
 return {hits, remaining, 0, 0}
 `;
 
-const KEY_PREFIX = 'superbiz:throttle';
-
 /**
  * Throttler storage shared by every replica through the Harness Redis, so N replicas enforce one limit
  * per client. When Redis cannot answer, the request is let through (and a warning logged once): the
@@ -46,7 +45,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('Throttler');
   private unavailable = false;
 
-  constructor(@Inject(HARNESS_REDIS) private readonly redis: HarnessRedis) {}
+  constructor(
+    @Inject(HARNESS_REDIS) private readonly redis: HarnessRedis,
+    @Inject(redisConfig.KEY) private readonly config: RedisConfig,
+  ) {}
 
   async increment(
     key: string,
@@ -55,7 +57,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
-    const base = `${KEY_PREFIX}:{${throttlerName}:${key}}`;
+    const base = `${this.config.throttleKeyPrefix}:{${throttlerName}:${key}}`;
     let reply: [number, number, number, number];
     try {
       reply = (await this.redis.eval(
