@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
-bash scripts/ensure-haproxy.sh
+bash scripts/ensure-test-binaries.sh
 bash scripts/install-if-needed.sh
 npm run build
 export LOG_LEVEL=${LOG_LEVEL:-silent}

@@ -16,7 +16,7 @@ else
   fi
 fi
 bash scripts/ensure-browser.sh
-bash scripts/ensure-haproxy.sh
+bash scripts/ensure-test-binaries.sh
 bash scripts/install-if-needed.sh
 npm run lint
 npm run build

@@ -77,7 +77,7 @@ export class Replica {
 }
 
 /**
- * HAProxy (Debian package, scripts/ensure-haproxy.sh) on a loopback port, round-robin over the replicas,
+ * HAProxy (Debian package, scripts/ensure-test-binaries.sh) on a loopback port, round-robin over the replicas,
  * with a /health check so a dead replica leaves the rotation within a second.
  */
 export class HaproxyFrontend {
