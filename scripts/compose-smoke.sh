@@ -84,7 +84,7 @@ app_env=(
   -e REDIS_HOST=127.0.0.1 -e REDIS_PORT="$REDIS_PORT" -e REDIS_PASSWORD="$REDIS_PASSWORD"
   -e API_KEYS="$API_ROLES=$API_KEY" -e AUDIT_ENCRYPTION_KEYS="$AUDIT_KEY"
   -e LLM_BASE_URL="http://127.0.0.1:$STUB_PORT/v1" -e LLM_API_KEY=stub-key -e LLM_MODEL=deepseek-chat
-  -e DEMO_MODE=true -e MYSQL_TOOLS_CONFIG=demo/mysql-tools.yaml
+  -e DEMO_MODE=true -e LOG_BACKEND=mock -e MYSQL_TOOLS_CONFIG=demo/mysql-tools.yaml
   -e ORDER_MYSQL_URL="mysql://127.0.0.1:$MYSQL_PORT/superbiz_demo_orders" -e ORDER_MYSQL_USERNAME=superbiz_reader
   -e ORDER_MYSQL_PASSWORD="$ORDER_MYSQL_PASSWORD"
 )
