@@ -1,7 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +12,7 @@ import { StubLlmServer } from '../test/support/stub-llm/stub-llm-server';
 import { EvalRun, htmlReport, markdownTable, ScenarioResult, summarize } from './report';
 import { loadScenarios, Scenario, sqlStatements } from './scenario';
 import { reportOf, scoreScenario, TurnObservation } from './scorer';
+import { freePort } from '../test/support/free-port';
 
 /** The documented development key: the eval's services enable it (they listen on 127.0.0.1 only). */
 const API_KEY = 'superbiz-dev-key-change-me';
@@ -80,17 +80,6 @@ function options(argv: string[]): Options {
     },
     bootTimeoutMs: Number(env.EVAL_BOOT_TIMEOUT_MS ?? 90_000),
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {

@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postChat } from './support/sse-client';
+import { freePort } from './support/free-port';
 
 /**
  * `npm run demo` as a new user runs it (dist/ as `npm test` built it): the real server and the stub LLM
@@ -12,17 +13,6 @@ import { postChat } from './support/sse-client';
  * loopback only, and SIGTERM frees both ports.
  */
 const DEV_KEY = 'superbiz-dev-key-change-me';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {

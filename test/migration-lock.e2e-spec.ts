@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { MIGRATIONS } from '../migrations';
 import { TEST_MYSQL } from './support/test-env';
+import { freePort } from './support/free-port';
 
 /** Each test migrates its own empty database, so the processes race exactly as replicas on first deploy. */
 function freshDatabaseName(): string {
@@ -33,14 +33,6 @@ function migrate(database: string, env: Record<string, string> = {}): Promise<Ex
     DB_NAME: database,
     ...env,
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Polls /health until the server answers (the deadline only bounds a hung boot; nothing is timed). */

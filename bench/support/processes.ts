@@ -1,20 +1,8 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import type { DiagnosisSample, LoadConfig } from './load-generator';
-
-/** A free loopback port, for a process that must be told its port up front. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../test/support/free-port';
 
 /** Starts a node script as its own process; its stderr is kept for the error message if it dies. */
 export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {

@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { GenericContainer, StartedTestContainer, Wait } from 'testcontainers';
+import { freePort } from './free-port';
 
 /**
  * The e2e suite's MySQL-compatible database and Redis, started with Testcontainers (the default) or
@@ -83,15 +83,4 @@ export async function startTestServices(env: NodeJS.ProcessEnv = process.env): P
       await Promise.all([mysql.stop({ timeout: 5_000 }), redis.stop({ timeout: 5_000 })]);
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
