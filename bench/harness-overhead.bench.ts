@@ -67,6 +67,8 @@ const bareTool = tool(
 );
 
 const SCRIPT = {
+  // The bare agent sends no reasoning back, so both sides run under the strict OpenAI profile.
+  profile: 'openai' as const,
   repeat: true,
   roles: {
     'diagnosis-agent': [
