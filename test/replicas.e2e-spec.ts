@@ -96,8 +96,11 @@ describe('two replicas behind HAProxy on shared MySQL and Redis', () => {
       if ((await runsOf(doomed)).some((run) => run.status === 'RUNNING')) break;
       await new Promise((r) => setTimeout(r, 50));
     }
+    await doomed.kill9();
+    // Counted once the process is gone (it can start or end no run after that) and well inside the
+    // lease, before the survivor may close anything.
+    await new Promise((r) => setTimeout(r, 100));
     const inFlightAtKill = (await runsOf(doomed)).filter((run) => run.status === 'RUNNING').length;
-    doomed.kill9();
     await new Promise((r) => setTimeout(r, 4000));
     loading = false;
     await Promise.all(workers);

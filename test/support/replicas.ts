@@ -52,8 +52,13 @@ export class Replica {
   }
 
   /** A crash: no shutdown hooks, no goodbye to MySQL or Redis. */
-  kill9(): void {
-    this.child?.kill('SIGKILL');
+  /** SIGKILL, resolved once the process is gone (it writes nothing after that). */
+  async kill9(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
   }
 
   async stop(): Promise<void> {

@@ -15,6 +15,7 @@ import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
+import { ConnectionDrain } from './http/connection-drain';
 import { BodyDepthInterceptor } from './http/request-parsing';
 import { MetricsController } from './metrics/metrics.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
@@ -50,6 +51,7 @@ import { WebUiModule } from './web/web-ui.module';
   ],
   controllers: [HealthController],
   providers: [
+    ConnectionDrain,
     { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: BodyDepthInterceptor },

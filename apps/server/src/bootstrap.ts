@@ -6,6 +6,7 @@ import { API_KEY_SCHEME, BEARER_SCHEME } from '@app/auth';
 import { AppModule } from './app.module';
 import { appConfig } from './config/app.config';
 import { validateConfiguration } from './config/configuration';
+import { ConnectionDrain } from './http/connection-drain';
 import { assertWebUiBuilt } from './web/web-ui.module';
 
 /** Builds the fully configured application; used by main.ts and by the e2e tests alike. */
@@ -15,6 +16,7 @@ export async function createApp(): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  app.use(app.get(ConnectionDrain).middleware);
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
