@@ -28,6 +28,7 @@ import {
  * CPU per diagnosis is the service process's own CPU time (/proc) over the load window; event-loop lag
  * is measured inside the service (its /metrics). Then one diagnosis at a time through the service vs a
  * bare createReactAgent (in this process) making the same four model calls against the same stub.
+ * BENCH_CPU_PROFILE_DIR=<dir> writes a `--cpu-prof` profile of the service process there.
  */
 const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 100);
 const DURATION_S = Number(process.env.BENCH_CHAT_DURATION_S ?? 30);
@@ -82,17 +83,22 @@ async function main(): Promise<void> {
     ['--script', scriptFile, '--port', String(stubPort)],
     {},
   );
-  const service = startNode('dist/apps/server/src/main.js', [], {
-    PORT: String(servicePort),
-    HOST: '127.0.0.1',
-    LLM_BASE_URL: stubUrl,
-    DB_NAME: dbName,
-    DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '20',
-    CHAT_MAX_IN_FLIGHT: String(STREAMS),
-    CHAT_MAX_QUEUE: '0',
-    THROTTLE_LIMIT: '1000000',
-    HARNESS_RUN_TIMEOUT_MS: '120000',
-  });
+  const service = startNode(
+    'dist/apps/server/src/main.js',
+    [],
+    {
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      LLM_BASE_URL: stubUrl,
+      DB_NAME: dbName,
+      DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '20',
+      CHAT_MAX_IN_FLIGHT: String(STREAMS),
+      CHAT_MAX_QUEUE: '0',
+      THROTTLE_LIMIT: '1000000',
+      HARNESS_RUN_TIMEOUT_MS: '120000',
+    },
+    process.env.BENCH_CPU_PROFILE_DIR,
+  );
   try {
     await waitForHttp(`${baseUrl}/health`);
     await generateLoad({ baseUrl, apiKey: API_KEY, query: QUERY, streams: 10, count: WARM_UP });

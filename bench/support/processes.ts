@@ -1,12 +1,32 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { DiagnosisSample, LoadConfig } from './load-generator';
 export { freePort } from '../../test/support/free-port';
 
-/** Starts a node script as its own process; its stderr is kept for the error message if it dies. */
-export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [script, ...args], {
+/**
+ * Starts a node script as its own process; its stderr is kept for the error message if it dies. With
+ * `cpuProfileDir`, the process runs under `--cpu-prof` and exits on SIGTERM at once, so the profile is
+ * written (a process killed by the signal writes none).
+ */
+export function startNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  cpuProfileDir?: string,
+): ChildProcess {
+  const argv = cpuProfileDir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${cpuProfileDir}`,
+        '-e',
+        `process.once('SIGTERM', () => process.exit(0)); require(${JSON.stringify(resolve(script))});`,
+        '--',
+        ...args,
+      ]
+    : [script, ...args];
+  const child = spawn(process.execPath, argv, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
