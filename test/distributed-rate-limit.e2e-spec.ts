@@ -3,16 +3,14 @@ import { RunningApp, startApp } from './support/app-under-test';
 import { TEST_KEYS } from './support/test-env';
 
 /** GET from a given loopback source address: the throttler tracks clients by address. */
-function getFrom(sourceAddress: string, url: string): Promise<number> {
+function getFrom(sourceAddress: string, url: string, forwardedFor?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { localAddress: sourceAddress, headers: { 'x-api-key': TEST_KEYS.chat } },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      },
-    );
+    const headers: Record<string, string> = { 'x-api-key': TEST_KEYS.chat };
+    if (forwardedFor) headers['x-forwarded-for'] = forwardedFor;
+    const req = request(url, { localAddress: sourceAddress, headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -52,5 +50,40 @@ describe('rate limit shared by replicas (throttler storage in Redis)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     // The limit is per client: another address still gets through on either instance.
     expect(await getFrom(loopbackClient(), `${second.baseUrl}${path}`)).toBe(200);
+  });
+});
+
+describe('rate limit behind a load balancer (TRUST_PROXY)', () => {
+  const path = '/api/documents/status/INDEXED';
+  const env = { THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '60000' };
+  let direct: RunningApp;
+  let proxied: RunningApp;
+
+  beforeAll(async () => {
+    direct = await startApp(env);
+    proxied = await startApp({ ...env, TRUST_PROXY: 'loopback' });
+  });
+  afterAll(async () => {
+    await direct?.close();
+    await proxied?.close();
+  });
+
+  it('behind a trusted proxy, each forwarded client has its own limit', async () => {
+    // All requests come from one proxy address; X-Forwarded-For names the client behind it.
+    const proxy = loopbackClient();
+    const statuses = [];
+    for (const client of ['203.0.113.7', '203.0.113.7', '203.0.113.7', '198.51.100.9']) {
+      statuses.push(await getFrom(proxy, `${proxied.baseUrl}${path}`, client));
+    }
+    expect(statuses).toEqual([200, 200, 429, 200]);
+  });
+
+  it('without TRUST_PROXY a forged X-Forwarded-For does not escape the limit', async () => {
+    const client = loopbackClient();
+    const statuses = [];
+    for (const forged of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      statuses.push(await getFrom(client, `${direct.baseUrl}${path}`, forged));
+    }
+    expect(statuses).toEqual([200, 200, 429]);
   });
 });

@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '@app/auth';
@@ -12,8 +13,13 @@ import { assertWebUiBuilt } from './web/web-ui.module';
 /** Builds the fully configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(): Promise<INestApplication> {
   validateConfiguration();
-  assertWebUiBuilt(appConfig());
-  const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
+  const config = appConfig();
+  assertWebUiBuilt(config);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.set('trust proxy', config.trustProxy);
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.use(app.get(ConnectionDrain).middleware);

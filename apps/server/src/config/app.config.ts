@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
 import { EnvBoolean, validateEnv } from '@app/config';
+import { IsTrustProxy, parseTrustProxy, TrustProxy } from './trust-proxy';
 
 export class AppEnv {
   @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
@@ -12,6 +13,8 @@ export class AppEnv {
   /** Rate limit of the public endpoints, per client address: THROTTLE_LIMIT requests per THROTTLE_TTL_MS. */
   @IsInt() @Min(1000) @Max(3_600_000) THROTTLE_TTL_MS: number = 60_000;
   @IsInt() @Min(1) @Max(1_000_000) THROTTLE_LIMIT: number = 600;
+  /** Which proxies may set X-Forwarded-For, i.e. how the rate limit tells clients apart behind a load balancer. */
+  @IsTrustProxy() TRUST_PROXY: string = 'false';
   /** The built web UI (`npm run build` writes it to dist/web), served at `/`; relative to the working directory. */
   @IsString() @MinLength(1) WEB_UI_DIR: string = 'dist/web';
 }
@@ -24,6 +27,7 @@ export const appConfig = registerAs('app', () => {
     logLevel: env.LOG_LEVEL,
     demoMode: env.DEMO_MODE,
     throttle: { ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT },
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) as TrustProxy,
     webUiDir: resolve(env.WEB_UI_DIR),
   };
 });
