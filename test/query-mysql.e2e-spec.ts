@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { InvocationStore, RunCancelled, ToolBoundary } from '@app/harness';
-import { BUSINESS_SQL_MODE, EvidenceTools, loadMysqlToolsConfig, MysqlQueryExecutor } from '@app/tools';
+import { EvidenceTools, loadMysqlToolsConfig } from '@app/tools';
+// The adapter itself, not part of the lib's public surface: its connection settings are tested directly.
+import { BUSINESS_SQL_MODE, MysqlQueryExecutor } from '../libs/tools/src/mysql/mysql-query-executor';
 import { BusinessDatabase, createBusinessDatabase, dropBusinessDatabase } from './support/business-db';
 import { createHarnessFixture, HarnessFixture, startTestRun } from './support/harness-fixture';
 import { TEST_MYSQL } from './support/test-env';

@@ -4,8 +4,6 @@ export { loadMysqlToolsConfig, parseMysqlToolsConfig } from './mysql/mysql-tools
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { EvidenceTools } from './evidence-tools';
-export { BUSINESS_SQL_MODE, MysqlQueryExecutor } from './mysql/mysql-query-executor';
-export { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
 export { LogSourcePort } from './logs/log-source.port';
 export type { LogRawResponse, LogTopic } from './logs/log-source.port';
