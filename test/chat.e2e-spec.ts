@@ -44,6 +44,11 @@ describe('POST /api/chat over real HTTP', () => {
     const response = await postChat(suite.app.baseUrl, { query: '  你好，你能做什么？  ' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    expect(response.headers.get('connection')).toBe('keep-alive');
+    // Set by the rate limit before the handler; the stream's headers are merged with them.
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
     expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
     expect(statusCodes(response.events)).toEqual(['ROUTING', 'ANSWERING']);
     expect(response.events[3].data).toEqual({
