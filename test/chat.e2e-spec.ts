@@ -424,6 +424,7 @@ describe('POST /api/chat at capacity', () => {
       CHAT_MAX_IN_FLIGHT: '1',
       CHAT_MAX_QUEUE: '0',
       CHAT_RETRY_AFTER_SECONDS: '7',
+      CHAT_HEARTBEAT_MS: '1000',
     });
   });
   afterAll(async () => {
@@ -445,6 +446,21 @@ describe('POST /api/chat at capacity', () => {
     expect(refused.headers.get('retry-after')).toBe('7');
     expect(refused.events).toEqual([]);
     expect((await busy).events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
+  });
+
+  it('keeps a slow stream alive with heartbeat comments between its events', async () => {
+    slowStub.load({
+      roles: {
+        'intent-router': [{ delay_ms: 2500, content: 'SYSTEM_CHAT' }],
+        'system-chat': [{ content: 'ok' }],
+      },
+    });
+    const response = await postChat(small.baseUrl, { query: 'hello' });
+    expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
+    // The router takes 2.5 heartbeat intervals: comments arrive after metadata, before the answer.
+    const heartbeat = response.text.indexOf(': heartbeat\n\n');
+    expect(heartbeat).toBeGreaterThan(response.text.indexOf('event: metadata'));
+    expect(heartbeat).toBeLessThan(response.text.indexOf('event: content'));
   });
 });
 
