@@ -44,6 +44,11 @@ describe('POST /api/chat over real HTTP', () => {
     const response = await postChat(suite.app.baseUrl, { query: '  你好，你能做什么？  ' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    expect(response.headers.get('connection')).toBe('keep-alive');
+    // Set by the rate limit before the handler; the stream's headers are merged with them.
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
     expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
     expect(statusCodes(response.events)).toEqual(['ROUTING', 'ANSWERING']);
     expect(response.events[3].data).toEqual({
@@ -419,6 +424,7 @@ describe('POST /api/chat at capacity', () => {
       CHAT_MAX_IN_FLIGHT: '1',
       CHAT_MAX_QUEUE: '0',
       CHAT_RETRY_AFTER_SECONDS: '7',
+      CHAT_HEARTBEAT_MS: '1000',
     });
   });
   afterAll(async () => {
@@ -440,6 +446,21 @@ describe('POST /api/chat at capacity', () => {
     expect(refused.headers.get('retry-after')).toBe('7');
     expect(refused.events).toEqual([]);
     expect((await busy).events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
+  });
+
+  it('keeps a slow stream alive with heartbeat comments between its events', async () => {
+    slowStub.load({
+      roles: {
+        'intent-router': [{ delay_ms: 2500, content: 'SYSTEM_CHAT' }],
+        'system-chat': [{ content: 'ok' }],
+      },
+    });
+    const response = await postChat(small.baseUrl, { query: 'hello' });
+    expect(names(response.events)).toEqual(['metadata', 'status', 'status', 'content', 'done']);
+    // The router takes 2.5 heartbeat intervals: comments arrive after metadata, before the answer.
+    const heartbeat = response.text.indexOf(': heartbeat\n\n');
+    expect(heartbeat).toBeGreaterThan(response.text.indexOf('event: metadata'));
+    expect(heartbeat).toBeLessThan(response.text.indexOf('event: content'));
   });
 });
 

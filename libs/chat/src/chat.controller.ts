@@ -9,6 +9,17 @@ import { ChatRequestDto } from './chat-request.dto';
 import { ChatEvent, ChatEventStream } from './sse/chat-events';
 
 /**
+ * No Connection header: Node sends keep-alive by itself, and a `Connection: close` set while the service
+ * drains (ConnectionDrain) stays in force.
+ */
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+const HEARTBEAT = ': heartbeat\n\n';
+
+/**
  * POST /api/chat, the only chat endpoint: a validated body (400 before any stream), bounded concurrency
  * (503 + Retry-After before any stream), then named SSE events with heartbeat comments. A client that
  * disconnects aborts the run; nothing more is written to it.
@@ -74,19 +85,13 @@ export class ChatController {
       return;
     }
     let heartbeat: NodeJS.Timeout | undefined;
-    const open = () => {
-      if (res.headersSent) return;
-      res.status(200).set({
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      res.flushHeaders();
-      heartbeat = setInterval(() => res.write(': heartbeat\n\n'), this.config.heartbeatMs);
-    };
     const stream = new ChatEventStream((event: ChatEvent) => {
-      open();
+      if (!res.headersSent) {
+        // No flushHeaders(): the status line and headers leave in the same socket write as this first
+        // event (metadata), one write per stream fewer. Headers already set (rate limit) are kept.
+        res.writeHead(200, SSE_HEADERS);
+        heartbeat = setInterval(() => res.write(HEARTBEAT), this.config.heartbeatMs);
+      }
       res.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
     });
     client.signal.addEventListener('abort', () => stream.close(), { once: true });

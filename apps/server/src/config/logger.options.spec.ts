@@ -22,4 +22,9 @@ describe('request log', () => {
     });
     expect(serialized).toEqual({ id: 7, method: 'GET', url: '/api/documents/status/INDEXED?[REDACTED]' });
   });
+
+  it('mounts the request logger on every route unless the level is silent', () => {
+    expect(buildLoggerOptions({ logLevel: 'info' } as AppConfig).forRoutes).toBeUndefined();
+    expect(buildLoggerOptions({ logLevel: 'silent' } as AppConfig).forRoutes).toEqual([]);
+  });
 });

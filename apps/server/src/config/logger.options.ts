@@ -22,6 +22,9 @@ export function loggedUrl(url: string): string {
 
 export function buildLoggerOptions(config: AppConfig): Params {
   return {
+    // Silent: no request logger is mounted at all (no per-request child logger, id or listeners);
+    // loggers then write through the root logger, which discards everything.
+    ...(config.logLevel === 'silent' ? { forRoutes: [] } : {}),
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },

@@ -38,6 +38,13 @@ describe('messageTemplate', () => {
       'Payment request for order order-<n> timed out after <n> ms',
     ],
     ['at 2026-12-02T10:00:00.123Z id 123e4567-e89b-12d3-a456-426614174000', 'at <ts> id <uuid>'],
+    // Hex ids are whole words of 6+ characters with a letter a-f and a digit; shorter or letterless stay numbers.
+    [
+      'trace 0xABCDEF1 span deadbe1 ref ab12c 0x1234567 x9abcdef',
+      'trace <hex> span <hex> ref ab<n>c <n>x<n> x<n>abcdef',
+    ],
+    ['at 2026-12-02 10:00:00+08:00 from 12345-01-02', 'at <ts> from <n>-<n>-<n>'],
+    ['no digits here: pool-exhausted', 'no digits here: pool-exhausted'],
   ])('%s', (message, template) => expect(messageTemplate(message)).toBe(template));
 });
 

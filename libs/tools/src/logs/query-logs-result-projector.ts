@@ -20,15 +20,27 @@ interface Pattern {
 
 const SEVERITY: Record<LogEvent['level'], number> = { ERROR: 0, WARN: 1, INFO: 2, DEBUG: 3 };
 
-/** A stable message template: timestamps, uuids, hex ids, ids with numbers and plain numbers normalised. */
+const TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+/**
+ * A whole word of hex digits (optionally 0x-prefixed) with at least one digit, at least one letter a-f
+ * and at least 6 characters: a generated id. The lookaheads do in the pattern what a replacer callback
+ * per digit-bearing word would otherwise check.
+ */
+const HEX_ID = /\b(?=[0-9a-fx]{6})(?=(0x)?[0-9a-f]*[a-f])(0x)?[0-9a-f]*\d[0-9a-f]*\b/gi;
+const NUMBER = /\d+(\.\d+)?/g;
+const DIGIT = /\d/;
+
+/**
+ * A stable message template: timestamps, uuids, hex ids, ids with numbers and plain numbers normalised.
+ * Runs once per returned log event, so steps that cannot match (every one needs a digit; a timestamp
+ * a colon, a uuid a dash) are skipped.
+ */
 export function messageTemplate(message: string): string {
-  return message
-    .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/g, '<ts>')
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
-    .replace(/\b(0x)?[0-9a-f]*\d[0-9a-f]*\b/gi, (token) =>
-      /[a-f]/i.test(token) && token.length >= 6 ? '<hex>' : token,
-    )
-    .replace(/\d+(\.\d+)?/g, '<n>');
+  if (!DIGIT.test(message)) return message;
+  let template = message.includes(':') ? message.replace(TIMESTAMP, '<ts>') : message;
+  if (template.includes('-')) template = template.replace(UUID, '<uuid>');
+  return template.replace(HEX_ID, '<hex>').replace(NUMBER, '<n>');
 }
 
 /** Evenly spaced picks over a time-ordered list, keeping the first and last. */
