@@ -3,7 +3,7 @@ import { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { RunContext } from '../run/run-context';
 import { textOf } from './model-audit';
-import { ModelGateway } from './model-gateway';
+import { ModelGateway, ModelToolSet, modelToolSet } from './model-gateway';
 import { PromptRole } from './prompt-library';
 
 /**
@@ -16,7 +16,7 @@ export class GatewayChatModel extends BaseChatModel {
     private readonly gateway: ModelGateway,
     private readonly ctx: RunContext,
     private readonly role: PromptRole,
-    private readonly tools: BindToolsInput[] = [],
+    private readonly tools?: ModelToolSet,
   ) {
     super({});
   }
@@ -26,7 +26,8 @@ export class GatewayChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): GatewayChatModel {
-    return new GatewayChatModel(this.gateway, this.ctx, this.role, tools);
+    // Converted here, once per agent; every model call of the run reuses the wire-format definitions.
+    return new GatewayChatModel(this.gateway, this.ctx, this.role, modelToolSet(tools));
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {

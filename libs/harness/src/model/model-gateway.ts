@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
+import type { ToolDefinition } from '@langchain/core/language_models/base';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { AgentStepRepository, TimelinePhase, TimelineRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { llmConfig, LlmConfig } from '../config/llm.config';
@@ -25,23 +27,30 @@ const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
   'knowledge-guard': 'SEMANTIC',
 };
 
+/**
+ * Tools in the provider's wire format, converted once when an agent binds them: converting (zod to JSON
+ * schema) and binding on every model call cost more CPU than the rest of the call's own work.
+ */
+export interface ModelToolSet {
+  readonly names: readonly string[];
+  readonly definitions: ToolDefinition[];
+}
+
 export interface ModelRequest {
   role: PromptRole;
   /** Conversation after the role's system prompt, which the gateway adds. */
   messages: BaseMessage[];
-  tools?: BindToolsInput[];
+  tools?: ModelToolSet;
   /** Which attempt of a retried operation this is (recorded on the step). */
   attempt?: number;
   /** Lower than the configured per-call timeout for this call (e.g. SemanticGuard). */
   timeoutMs?: number;
 }
 
-function toolNamesOf(tools: BindToolsInput[] = []): string[] {
-  return tools.flatMap((tool) => {
-    const named = tool as { name?: unknown; function?: { name?: unknown } };
-    const name = named.name ?? named.function?.name;
-    return typeof name === 'string' ? [name] : [];
-  });
+/** Converts tools for `ModelRequest.tools`; do it once per agent, not per call. */
+export function modelToolSet(tools: BindToolsInput[]): ModelToolSet {
+  const definitions = tools.map((tool) => convertToOpenAITool(tool));
+  return { names: definitions.map((definition) => definition.function.name), definitions };
 }
 
 /**
@@ -83,13 +92,7 @@ export class ModelGateway {
     ctx.throwIfStopped();
     const stepIndex = await this.reserve(ctx, request.role);
     const startedAt = new Date();
-    // The run deadline arrives through ctx.signal; this timeout is the call's own.
-    const timeout = AbortSignal.timeout(request.timeoutMs ?? this.config.agent.modelCallTimeoutMs);
-    const runnable = request.tools?.length ? this.model.bindTools(request.tools) : this.model;
-    const messages = [
-      this.prompts.systemMessage(request.role, toolNamesOf(request.tools)),
-      ...request.messages,
-    ];
+    const messages = [this.prompts.systemMessage(request.role, request.tools?.names), ...request.messages];
     const step = {
       runId: ctx.runId,
       stepIndex,
@@ -97,18 +100,33 @@ export class ModelGateway {
       attempt: request.attempt ?? 1,
       startedAt,
     };
+    // The run deadline arrives through ctx.signal; the timeout is the call's own. One controller carries
+    // both and is released when the call ends (AbortSignal.timeout + AbortSignal.any left a timer and a
+    // composite signal per call for the GC to clear).
+    const call = new AbortController();
+    const timer = setTimeout(() => call.abort(), request.timeoutMs ?? this.config.agent.modelCallTimeoutMs);
+    timer.unref();
+    const onStop = () => call.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) onStop();
+    else ctx.signal.addEventListener('abort', onStop, { once: true });
     let message: AIMessage;
     try {
-      message = await runnable.invoke(messages, {
-        signal: AbortSignal.any([ctx.signal, timeout]),
-        maxOutputTokens: this.maxTokensFor(ctx, request.role),
-      });
+      message = await this.model
+        .invoke(messages, {
+          signal: call.signal,
+          tools: request.tools?.definitions,
+          maxOutputTokens: this.maxTokensFor(ctx, request.role),
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener('abort', onStop);
+        });
     } catch (error) {
       const failure: Error = ctx.signal.aborted
         ? (ctx.signal.reason as Error)
         : ctx.remainingMs() === 0
           ? new RunDeadlineExceeded()
-          : timeout.aborted
+          : call.signal.aborted
             ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
             : classifyProviderError(error);
       await this.steps.record(

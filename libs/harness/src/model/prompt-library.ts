@@ -32,9 +32,18 @@ export class PromptLibrary {
     );
   }
 
+  /** Rendered prompts by role and offered tools: a run's calls repeat the same few combinations. */
+  private readonly rendered = new Map<string, string>();
+
   /** The role's prompt; a line tagged `<!-- tool: NAME -->` stays (untagged) only when NAME is among `toolNames`. */
   text(role: PromptRole, toolNames: readonly string[] = []): string {
-    return renderToolLines(this.prompts.get(role)!, toolNames);
+    const key = `${role}\n${toolNames.join('\n')}`;
+    let text = this.rendered.get(key);
+    if (text === undefined) {
+      text = renderToolLines(this.prompts.get(role)!, toolNames);
+      this.rendered.set(key, text);
+    }
+    return text;
   }
 
   systemMessage(role: PromptRole, toolNames: readonly string[] = []): SystemMessage {

@@ -1,6 +1,8 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { convertMessagesToCompletionsMessageParams, OpenAIClient } from '@langchain/openai';
-import { assistantReasoningOf, withAssistantReasoning } from './provider-chat-model';
+import { assistantReasoningOf, ProviderChatModel, withAssistantReasoning } from './provider-chat-model';
 
 const call = (id: string) => ({
   id,
@@ -47,5 +49,34 @@ describe('reasoning_content round trip', () => {
   it('leaves a request without any reasoning untouched', () => {
     const original = request();
     expect(withAssistantReasoning(original, [undefined, undefined, undefined])).toBe(original);
+  });
+});
+
+describe('ProviderChatModel transport', () => {
+  let server: Server;
+  let requests = 0;
+  let baseURL = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      requests += 1;
+      req.resume().on('end', () => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'down', type: 'server_error' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('makes exactly one attempt and surfaces the provider status', async () => {
+    const model = new ProviderChatModel({
+      model: 'deepseek-chat',
+      apiKey: 'k',
+      configuration: { baseURL },
+      maxRetries: 0,
+    });
+    await expect(model.invoke([new HumanMessage('hi')])).rejects.toMatchObject({ status: 503 });
+    expect(requests).toBe(1);
   });
 });

@@ -1,7 +1,12 @@
 import { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import type { ChatResult } from '@langchain/core/outputs';
-import { ChatOpenAICompletions, ChatOpenAICompletionsCallOptions, OpenAIClient } from '@langchain/openai';
+import {
+  ChatOpenAICompletions,
+  ChatOpenAICompletionsCallOptions,
+  OpenAIClient,
+  wrapOpenAIClientError,
+} from '@langchain/openai';
 
 export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
   /** The call's output bound, sent as `max_tokens` (or `max_completion_tokens` where the library uses it). */
@@ -97,8 +102,13 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
   > {
     const { [ROUND_TRIP]: reasoning = [], ...sdkOptions } = requestOptions ?? {};
     const augmented = withAssistantReasoning(request, reasoning);
-    return augmented.stream
-      ? super.completionWithRetry(augmented, sdkOptions)
-      : super.completionWithRetry(augmented, sdkOptions);
+    if (augmented.stream) return super.completionWithRetry(augmented, sdkOptions);
+    // Straight to the SDK client, no retries: the library's retry wrapper (p-queue + p-retry) would only
+    // ever make the one attempt, at a cost on every call. Errors are wrapped as the library wraps them,
+    // so failure classification is unchanged. `_getClientOptions` also creates the client on first use.
+    const clientOptions = this._getClientOptions({ ...sdkOptions, maxRetries: 0 });
+    return this.client.chat.completions.create(augmented, clientOptions).catch((error: unknown) => {
+      throw wrapOpenAIClientError(error);
+    });
   }
 }
