@@ -12,12 +12,14 @@ import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
 import { RunOwner } from './repositories/run-owner';
 import { RunRepository } from './repositories/run.repository';
+import { RunJournalRepository } from './repositories/run-journal.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
 import { ToolInvocationRepository } from './repositories/tool-invocation.repository';
 
 const REPOSITORIES = [
   RunRepository,
+  RunJournalRepository,
   AgentStepRepository,
   ToolInvocationRepository,
   TimelineRepository,
