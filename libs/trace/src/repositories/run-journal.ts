@@ -88,6 +88,8 @@ export class RunJournal {
   private writing: Promise<unknown> = Promise.resolve();
   private finished = false;
   private lateWriteScheduled = false;
+  /** performance.now() of the oldest row not yet taken for a write. */
+  private oldestPending: number | null = null;
 
   constructor(
     readonly runId: string,
@@ -111,10 +113,12 @@ export class RunJournal {
 
   setIntent(intent: Intent): void {
     this.batch.intent = intent;
+    this.afterRecord();
   }
 
   budgetExhausted(limit: string): void {
     this.batch.budgetExhausted ??= limit;
+    this.afterRecord();
   }
 
   /** Writes what is pending (no round trip when nothing is); resolves once it is committed. */
@@ -123,6 +127,12 @@ export class RunJournal {
       const batch = this.take();
       if (!isEmpty(batch)) await this.store.write(this.runId, batch);
     });
+  }
+
+  /** Flushes only when the oldest pending row is at least `maxAgeMs` old: live progress at a bounded cost. */
+  flushOlderThan(maxAgeMs: number, now = performance.now()): Promise<void> {
+    if (this.oldestPending === null || now - this.oldestPending < maxAgeMs) return Promise.resolve();
+    return this.flush();
   }
 
   /** Writes what is pending with the run's terminal state; false when the run had already left RUNNING. */
@@ -134,6 +144,7 @@ export class RunJournal {
 
   /** After the terminal write, what a call records together (a step and its event) goes out in one write. */
   private afterRecord(): void {
+    this.oldestPending ??= performance.now();
     if (!this.finished || this.lateWriteScheduled) return;
     this.lateWriteScheduled = true;
     queueMicrotask(() => {
@@ -151,6 +162,7 @@ export class RunJournal {
   private take(): JournalBatch {
     const batch = this.batch;
     this.batch = emptyBatch();
+    this.oldestPending = null;
     return batch;
   }
 }

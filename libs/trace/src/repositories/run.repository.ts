@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Not, Raw, Repository } from 'typeorm';
+import { InjectEntityManager, InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Not, Raw, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
+import { ADMISSION_DATA_SOURCE } from '../database/data-source-options';
 import { RunOwner } from './run-owner';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
@@ -49,6 +50,8 @@ export class RunRepository {
     @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
     @Inject(traceConfig.KEY) private readonly config: TraceConfig,
     private readonly owner: RunOwner,
+    /** The admission pool: what a request waits for before its first event never queues behind trace writes. */
+    @InjectEntityManager(ADMISSION_DATA_SOURCE) private readonly admission: EntityManager,
   ) {}
 
   /**
@@ -56,13 +59,13 @@ export class RunRepository {
    * this replica under a lease. Plain statements: this is on every request's way to its first event.
    */
   async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
-    await this.runs.manager.query(
+    await this.admission.query(
       `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
        ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3)`,
       [sessionId, ownerKeyDigest],
     );
     // The database clock, so replicas with skewed clocks agree on when a lease ran out.
-    await this.runs.manager.query(
+    await this.admission.query(
       `INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
        VALUES (?, ?, ?, 'RUNNING', ?, NOW(3) + INTERVAL ? MICROSECOND)`,
       [runId, sessionId, query, this.owner.id, this.config.runLease.leaseMs * 1000],
@@ -75,7 +78,7 @@ export class RunRepository {
 
   /** The session if it exists and belongs to the key; a session of another key is as absent as an unknown one. */
   async findOwnedSession(sessionId: string, ownerKeyDigest: string): Promise<ChatSessionEntity | null> {
-    return this.sessions.findOneBy({ sessionId, ownerKeyDigest });
+    return this.admission.findOneBy(ChatSessionEntity, { sessionId, ownerKeyDigest });
   }
 
   /** The key's sessions, newest run first, with their run count and newest query. */
