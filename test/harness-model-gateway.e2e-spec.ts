@@ -58,6 +58,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       outputTokens: 12,
       totalTokens: 102,
     });
+    await ctx.journal.flush();
     expect(await steps.listSteps(ctx.runId)).toEqual([
       expect.objectContaining({
         stepIndex: 1,
@@ -97,6 +98,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       gateway.invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('3')] }),
     ).rejects.toEqual(new BudgetExhausted('MODEL_CALLS'));
     expect(fixture.stub.requests).toHaveLength(2);
+    await ctx.journal.flush();
     expect((await fixture.app.get(RunRepository).findRun(ctx.runId))?.budgetExhaustedReason).toBe(
       'MODEL_CALLS',
     );
@@ -128,6 +130,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       await expect(failure).rejects.toBeInstanceOf(ModelCallFailed);
       await expect(failure).rejects.toMatchObject({ kind, code });
       expect(fixture.stub.requests).toHaveLength(1);
+      await ctx.journal.flush();
       expect(await steps.listSteps(ctx.runId)).toEqual([
         expect.objectContaining({ status: 'ERROR', errorCode: code }),
       ]);
@@ -152,6 +155,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       gateway.invoke(ctx, { role: 'system-chat', messages: [new HumanMessage('hi')] }),
     ).rejects.toBeInstanceOf(RunCancelled);
     expect(Date.now() - started).toBeLessThan(2500);
+    await ctx.journal.flush();
     expect(await steps.listSteps(ctx.runId)).toEqual([
       expect.objectContaining({ status: 'ERROR', errorCode: 'CANCELLED' }),
     ]);
@@ -175,6 +179,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       fixture.stub.load({ roles: { 'intent-router': [{ error: 500 }, { content: 'DIAGNOSIS' }] } });
       const ctx = await startTestRun(fixture);
       await expect(route(ctx)).resolves.toBe('DIAGNOSIS');
+      await ctx.journal.flush();
       const timeline = await fixture.app.get(TimelineRepository).listForRun(ctx.runId);
       const attempts = timeline.filter((event) => event.eventType === 'ATTEMPT');
       expect(attempts.map((event) => [event.phase, event.details])).toEqual([
@@ -249,6 +254,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       expect.objectContaining({ tool_call_id: 'call_a', evidence_status: 'ERROR' }),
     ]);
     expect(output.messages.at(-1)?.content).toBe('{"conclusion": null}');
+    await ctx.journal.flush();
     expect(await steps.listSteps(ctx.runId)).toHaveLength(3);
     expect(await fixture.app.get(InvocationStore).getReady(ctx.runId, 'call_a')).toMatchObject({
       request: { query: 'HikariPool', count: 2 },
@@ -291,6 +297,7 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     expect(second.body.max_tokens).toBe(50); // 200 - 150 already used
     // the strict provider honours it: the reply is cut and says so
     expect(String(cut.content)).toHaveLength(200);
+    await ctx.journal.flush();
     expect(await steps.listSteps(ctx.runId)).toEqual([
       expect.objectContaining({ stepIndex: 1, finishReason: 'stop' }),
       expect.objectContaining({ stepIndex: 2, finishReason: 'length', outputTokens: 50 }),

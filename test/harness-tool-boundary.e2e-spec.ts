@@ -79,6 +79,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
     expect(ttl).toBeGreaterThan(7200 - 10);
     expect(ttl).toBeLessThanOrEqual(7200);
 
+    await ctx.journal.flush();
     const [row] = await fixture.app.get(ToolInvocationRepository).listForRun(ctx.runId);
     expect(row).toMatchObject({
       toolCallId: 'call_ok',
@@ -120,6 +121,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
     });
     expect(ran).toBe(false);
     expect(await redis.keys(`${store.key(ctx.runId, '')}*`)).toEqual([]);
+    await ctx.journal.flush();
     const rows = await fixture.app.get(ToolInvocationRepository).listForRun(ctx.runId);
     expect(rows).toEqual([expect.objectContaining({ toolCallId: null, errorCode: 'INVALID_TOOL_CALL_ID' })]);
     ctx.close();
@@ -295,6 +297,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
       await boundary.execute(ctx, fakeLogTool(), id, { query: 'q', count: 1 });
     const third = await boundary.execute(ctx, fakeLogTool(), 'call_b3', { query: 'q', count: 1 });
     expect(JSON.parse(third.content)).toMatchObject({ error_code: 'BUDGET_EXHAUSTED' });
+    await ctx.journal.flush();
     const run = await fixture.app.get(RunRepository).findRun(ctx.runId);
     expect(run?.budgetExhaustedReason).toBe('TOOL_CALLS_PER_TOOL');
     ctx.close();
@@ -344,6 +347,7 @@ describe('Harness tool boundary without Redis', () => {
     await expect(fixture.app.get(InvocationStore).getReady(ctx.runId, 'call_noredis')).rejects.toThrow(
       'evidence store unavailable',
     );
+    await ctx.journal.flush();
     const rows = await fixture.app.get(ToolInvocationRepository).listForRun(ctx.runId);
     expect(rows).toEqual([
       expect.objectContaining({ toolCallId: 'call_noredis', errorCode: 'EVIDENCE_STORE_UNAVAILABLE' }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
 import { EvidenceTools } from '@app/tools';
-import { RunRepository } from '@app/trace';
+import { RunJournalRepository, RunRepository } from '@app/trace';
 import { RunningApp, startApp } from './support/app-under-test';
 import { adminFetch, chatFetch } from './support/test-env';
 
@@ -33,6 +33,7 @@ async function lookup(app: INestApplication, query: string) {
   const ctx = RunContext.start({
     sessionId,
     runId,
+    journal: app.get(RunJournalRepository).open(runId),
     timeoutMs: 10_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     limits: {

@@ -160,6 +160,7 @@ describe('ToolBoundary error codes (service tier: real Redis and MySQL, no HTTP)
       const record = await fixture.app.get(InvocationStore).get(ctx.runId, id);
       if (row.stored) expect(record).toMatchObject({ status: 'ERROR', error_code: code });
       else expect(record?.error_code ?? null).not.toBe(code);
+      await ctx.journal.flush();
       const audit = await fixture.app.get(ToolInvocationRepository).listForRun(ctx.runId);
       expect(audit.at(-1)).toMatchObject({ status: 'ERROR', errorCode: code });
     } finally {
@@ -204,6 +205,7 @@ describe('ToolBoundary error codes with the evidence store down', () => {
     const result = await fixture.app.get(ToolBoundary).execute(ctx, tool, 'call_down', ARGS);
     expect(JSON.parse(result.content)).toMatchObject({ error_code: 'EVIDENCE_STORE_UNAVAILABLE' });
     expect(ran).toBe(false);
+    await ctx.journal.flush();
     const audit = await fixture.app.get(ToolInvocationRepository).listForRun(ctx.runId);
     expect(audit).toEqual([expect.objectContaining({ errorCode: 'EVIDENCE_STORE_UNAVAILABLE' })]);
     ctx.close();

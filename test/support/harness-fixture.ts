@@ -11,7 +11,7 @@ import {
   RunContext,
 } from '@app/harness';
 import { loadMysqlToolsConfig, toolsConfig } from '@app/tools';
-import { RunRepository } from '@app/trace';
+import { RunJournalRepository, RunRepository } from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
 
@@ -80,7 +80,7 @@ export interface TestRunOptions {
   parentSignal?: AbortSignal;
 }
 
-/** A persisted run (session + diagnosis_run rows) and its RunContext. */
+/** A persisted run (session + diagnosis_run rows) and its RunContext; its journal writes on flush(). */
 export async function startTestRun(
   fixture: HarnessFixture,
   options: TestRunOptions = {},
@@ -93,6 +93,7 @@ export async function startTestRun(
   return RunContext.start({
     sessionId,
     runId,
+    journal: fixture.app.get(RunJournalRepository).open(runId),
     timeoutMs: options.timeoutMs ?? 30_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal: options.parentSignal,

@@ -16,7 +16,7 @@ import {
 } from '@app/harness';
 import { KnowledgeGuard } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
-import { FinishRun, RunRepository, TimelineRepository } from '@app/trace';
+import { FinishRun, RunRepository } from '@app/trace';
 import {
   checkKnowledgeAnswer,
   KnowledgeAnswer,
@@ -68,14 +68,14 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
  * One chat request end to end (seed §4.5–4.7): session and run rows, the RunContext, routing, the
  * intent's executor, exactly one terminal state in MySQL even when a step throws, and the SSE events
  * in their fixed order. The terminal state is stored before the client hears it: `content`/`failure` +
- * `done` follow a committed finishRun, and a failed commit is announced as INTERNAL_ERROR instead.
+ * `done` follow the committed terminal write of the run's journal, and a failed commit is announced as
+ * INTERNAL_ERROR instead.
  * The controller only hands over the request, the stream and the client's signal.
  */
 @Injectable()
 export class ChatApplicationUseCase {
   constructor(
     private readonly runs: RunRepository,
-    private readonly timeline: TimelineRepository,
     private readonly contexts: RunContextFactory,
     private readonly router: IntentRouter,
     private readonly gateway: ModelGateway,
@@ -91,6 +91,8 @@ export class ChatApplicationUseCase {
       throw new UnknownSession();
     }
     const sessionId = request.sessionId ?? randomUUID();
+    // A session this request creates has no earlier runs: no previous-turn lookups for it.
+    const continued = request.sessionId !== undefined;
     const runId = randomUUID();
     await this.runs.startRun({
       sessionId,
@@ -103,8 +105,8 @@ export class ChatApplicationUseCase {
     let ending: Ending;
     try {
       stream.metadata(sessionId, runId);
-      await this.timeline.append(runId, 'RUN', 'RUN_STARTED', { query_chars: request.query.length });
-      ending = await this.execute(ctx, request.query, stream);
+      ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: request.query.length });
+      ending = await this.execute(ctx, request.query, continued, stream);
     } catch (error) {
       ending = this.failed(ctx, error, stream);
     } finally {
@@ -114,15 +116,22 @@ export class ChatApplicationUseCase {
     else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
   }
 
-  private async execute(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
+  private async execute(
+    ctx: RunContext,
+    query: string,
+    continued: boolean,
+    stream: ChatEventStream,
+  ): Promise<Ending> {
     stream.status('ROUTING', '正在理解问题 / understanding the request');
-    const last = await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId);
+    const last = continued ? await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId) : null;
     const intent = await this.router.route(ctx, {
       query,
       last_intent: last?.intent ?? null,
       last_user_query: last?.query ?? null,
     });
-    await this.runs.setIntent(ctx.runId, intent);
+    ctx.journal.setIntent(intent);
+    // Phase boundary: the run's start, its routing and its intent become visible to trace readers.
+    await ctx.journal.flush();
     const routed = ctx.withIntent(intent);
     switch (intent) {
       case 'SYSTEM_CHAT':
@@ -130,7 +139,7 @@ export class ChatApplicationUseCase {
       case 'KNOWLEDGE_QUERY':
         return this.knowledgeQuery(routed, query, stream);
       case 'DIAGNOSIS':
-        return this.diagnose(routed, query, stream);
+        return this.diagnose(routed, query, continued, stream);
     }
   }
 
@@ -158,7 +167,7 @@ export class ChatApplicationUseCase {
     );
     // Seed §5.2: a lookup that failed is never shown as "nothing in the knowledge base".
     if (lookup.isError) {
-      await this.timeline.append(ctx.runId, 'RELEASE', 'KNOWLEDGE_UNAVAILABLE', {
+      ctx.journal.event('RELEASE', 'KNOWLEDGE_UNAVAILABLE', {
         error_code: String(lookup.agentResult.error_code ?? 'TOOL_FAILED'),
       });
       return this.failure('KNOWLEDGE_UNAVAILABLE');
@@ -177,7 +186,7 @@ export class ChatApplicationUseCase {
     }
     ctx.throwIfStopped();
     if (refusal !== null) answer = unverifiedKnowledgeAnswer();
-    await this.timeline.append(ctx.runId, 'RELEASE', 'KNOWLEDGE_ANSWERED', {
+    ctx.journal.event('RELEASE', 'KNOWLEDGE_ANSWERED', {
       found: answer.found,
       references: answer.references.length,
       refused: refusal !== null,
@@ -213,8 +222,13 @@ export class ChatApplicationUseCase {
     return review.release ? null : review.reason;
   }
 
-  private async diagnose(ctx: RunContext, query: string, stream: ChatEventStream): Promise<Ending> {
-    const previous = await this.runs.findPreviousCompletedRun(ctx.sessionId, ctx.runId);
+  private async diagnose(
+    ctx: RunContext,
+    query: string,
+    continued: boolean,
+    stream: ChatEventStream,
+  ): Promise<Ending> {
+    const previous = continued ? await this.runs.findPreviousCompletedRun(ctx.sessionId, ctx.runId) : null;
     const result = await this.diagnosis.run(
       ctx,
       query,
@@ -269,13 +283,16 @@ export class ChatApplicationUseCase {
     };
   }
 
-  /** Stores the terminal state; false when it could not be stored (then the client must not hear an answer). */
+  /**
+   * Stores the terminal state together with everything the run's journal still holds, in one
+   * transaction; false when it could not be stored (then the client must not hear an answer).
+   */
   private async persist(ctx: RunContext, terminal: Terminal, started: number): Promise<boolean> {
     const totals = ctx.budget.totals();
     const log = ctx.logger(ChatApplicationUseCase.name);
     let stored: boolean;
     try {
-      stored = await this.runs.finishRun(ctx.runId, {
+      stored = await ctx.journal.finish({
         ...terminal,
         modelCalls: totals.modelCalls,
         toolCalls: totals.toolCalls,
@@ -293,14 +310,6 @@ export class ChatApplicationUseCase {
     if (!stored) {
       log.error('the run had already left RUNNING; its terminal state was not stored');
       return false;
-    }
-    try {
-      await this.timeline.append(ctx.runId, 'RUN', 'RUN_FINISHED', { status: terminal.status });
-    } catch (error) {
-      // The state is committed; a missing timeline line does not change what the client is told.
-      log.warn(
-        `RUN_FINISHED could not be appended (${error instanceof Error ? error.name : 'unknown error'})`,
-      );
     }
     return true;
   }

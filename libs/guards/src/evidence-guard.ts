@@ -9,7 +9,7 @@ import {
   textOf,
   ToolCatalog,
 } from '@app/harness';
-import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
+import { ToolInvocationRepository } from '@app/trace';
 import { Draft, parseDraft } from './draft.schema';
 import { checkEvidence, EvidenceCheck } from './evidence-rules';
 import { repairContentChanges } from './repair-scope';
@@ -30,13 +30,12 @@ export class EvidenceGuard {
     private readonly store: InvocationStore,
     private readonly gateway: ModelGateway,
     private readonly invocations: ToolInvocationRepository,
-    private readonly timeline: TimelineRepository,
     private readonly tools: ToolCatalog,
   ) {}
 
   async guard(ctx: RunContext, answer: string, onRepair: () => void): Promise<GuardedDraft> {
     const first = await this.verify(ctx, answer);
-    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', {
+    ctx.journal.event('EVIDENCE', 'EVIDENCE_CHECKED', {
       attempt: 1,
       ok: first.ok,
       violations: first.ok ? 0 : first.violations.length,
@@ -49,7 +48,7 @@ export class EvidenceGuard {
     const checked = await this.verify(ctx, repaired);
     const changes = checked.ok ? repairContentChanges(answer, checked.draft) : [];
     const second: GuardedDraft = changes.length > 0 ? { ok: false, violations: changes } : checked;
-    await this.timeline.append(ctx.runId, 'EVIDENCE', 'EVIDENCE_CHECKED', {
+    ctx.journal.event('EVIDENCE', 'EVIDENCE_CHECKED', {
       attempt: 2,
       ok: second.ok,
       violations: second.ok ? 0 : second.violations.length,
@@ -79,6 +78,8 @@ export class EvidenceGuard {
 
   /** The one repair call: no tools, just the draft, the violations and the calls this run really made. */
   private async repair(ctx: RunContext, answer: string, violations: string[]): Promise<string> {
+    // The run's calls are read back from MySQL, so what its journal still holds is written first.
+    await ctx.journal.flush();
     const calls = (await this.invocations.listForRun(ctx.runId))
       .filter((call) => call.toolCallId !== null)
       .map((call) => ({

@@ -10,7 +10,6 @@ import {
   RunContext,
   textOf,
 } from '@app/harness';
-import { TimelineRepository } from '@app/trace';
 import { findReleaseViolations } from './release-checks';
 import { parseVerdict } from './semantic-guard';
 
@@ -40,7 +39,6 @@ export class KnowledgeGuard {
   constructor(
     private readonly gateway: ModelGateway,
     private readonly retry: HarnessRetryExecutor,
-    private readonly timeline: TimelineRepository,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
@@ -56,7 +54,7 @@ export class KnowledgeGuard {
       documents,
     });
     if (violations.length > 0) {
-      await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASE_CHECK_FAILED', {
+      ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: violations.join(','),
       });
       return { release: false, reason: 'RELEASE_CHECK_FAILED' };
@@ -67,7 +65,7 @@ export class KnowledgeGuard {
       cited_excerpts: cited.map(({ document_id, title, excerpt }) => ({ document_id, title, excerpt })),
     });
     if (input.length > this.config.semantic.maxInputChars) {
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'KNOWLEDGE_REVIEW_SKIPPED', {
+      ctx.journal.event('SEMANTIC', 'KNOWLEDGE_REVIEW_SKIPPED', {
         reason: 'INPUT_TOO_LARGE',
         chars: input.length,
       });
@@ -87,7 +85,7 @@ export class KnowledgeGuard {
         return parseVerdict(textOf(reply.content));
       });
       // The reason stays in the restricted reasoning audit, never in the trace or to the user.
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'KNOWLEDGE_VERDICT', { verdict: verdict.verdict });
+      ctx.journal.event('SEMANTIC', 'KNOWLEDGE_VERDICT', { verdict: verdict.verdict });
       return verdict.verdict === 'SUPPORTED'
         ? { release: true }
         : { release: false, reason: 'KNOWLEDGE_UNSUPPORTED' };

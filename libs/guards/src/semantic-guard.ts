@@ -12,7 +12,6 @@ import {
   RunContext,
   textOf,
 } from '@app/harness';
-import { TimelineRepository } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 
@@ -57,7 +56,6 @@ export class SemanticGuard {
   constructor(
     private readonly gateway: ModelGateway,
     private readonly retry: HarnessRetryExecutor,
-    private readonly timeline: TimelineRepository,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
@@ -69,7 +67,7 @@ export class SemanticGuard {
   ): Promise<SemanticOutcome> {
     const input = JSON.stringify(reviewInput(query, draft, snapshot));
     if (input.length > this.config.semantic.maxInputChars) {
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_SKIPPED', {
+      ctx.journal.event('SEMANTIC', 'SEMANTIC_SKIPPED', {
         reason: 'INPUT_TOO_LARGE',
         chars: input.length,
       });
@@ -89,7 +87,7 @@ export class SemanticGuard {
         return parseVerdict(textOf(reply.content));
       });
       // The reason stays in the restricted reasoning audit (the step's assistant text), never in the trace or to the user.
-      await this.timeline.append(ctx.runId, 'SEMANTIC', 'SEMANTIC_VERDICT', { verdict: verdict.verdict });
+      ctx.journal.event('SEMANTIC', 'SEMANTIC_VERDICT', { verdict: verdict.verdict });
       return { kind: 'VERDICT', verdict };
     } catch (error) {
       if (!(error instanceof RetryExhausted)) throw error;

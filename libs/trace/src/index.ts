@@ -8,10 +8,16 @@ export type { Intent, PublishedResult } from './entities/diagnosis-run.entity';
 export { RunRepository } from './repositories/run.repository';
 export type { DiagnosisRun, FinishRun } from './repositories/run.repository';
 export { AgentStepRepository } from './repositories/agent-step.repository';
-export type { ReasoningAuditRecord } from './repositories/agent-step.repository';
 export { ToolInvocationRepository } from './repositories/tool-invocation.repository';
 export { TimelineRepository } from './repositories/timeline.repository';
-export type { TimelinePhase } from './repositories/timeline.repository';
+export { RunJournal } from './repositories/run-journal';
+export type {
+  ModelStepRecord,
+  ReasoningAuditRecord,
+  TimelinePhase,
+  ToolInvocationRecord,
+} from './repositories/run-journal';
+export { RunJournalRepository } from './repositories/run-journal.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
 export type { KnowledgeDocument } from './repositories/knowledge.repository';
 export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';

@@ -6,18 +6,25 @@ import { TraceController } from './api/trace.controller';
 import { AuditCipher } from './audit/audit-cipher';
 import { databaseConfig, DatabaseConfig } from './config/database.config';
 import { traceConfig, TraceConfig } from './config/trace.config';
-import { buildDataSourceOptions, openServiceDataSource } from './database/data-source-options';
+import {
+  ADMISSION_DATA_SOURCE,
+  buildAdmissionDataSourceOptions,
+  buildDataSourceOptions,
+  openServiceDataSource,
+} from './database/data-source-options';
 import { TRACE_ENTITIES } from './entities';
 import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
 import { RunOwner } from './repositories/run-owner';
 import { RunRepository } from './repositories/run.repository';
+import { RunJournalRepository } from './repositories/run-journal.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
 import { ToolInvocationRepository } from './repositories/tool-invocation.repository';
 
 const REPOSITORIES = [
   RunRepository,
+  RunJournalRepository,
   AgentStepRepository,
   ToolInvocationRepository,
   TimelineRepository,
@@ -39,6 +46,15 @@ const REPOSITORIES = [
         if (!options) throw new Error('the service DataSource has no options');
         return openServiceDataSource(options, databaseConfig());
       },
+    }),
+    TypeOrmModule.forRootAsync({
+      name: ADMISSION_DATA_SOURCE,
+      imports: [ConfigModule.forFeature(databaseConfig)],
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig) => ({
+        ...buildAdmissionDataSourceOptions(config),
+        retryAttempts: 0,
+      }),
     }),
     TypeOrmModule.forFeature(TRACE_ENTITIES),
     ConfigModule.forFeature(traceConfig),

@@ -19,6 +19,9 @@ import type { RunObserver } from '../sse/chat-events';
 import type { PreviousTurn } from './previous-turn';
 import { PLANNING_STATUS, planStatus, toolDoneStatus, ToolLookup, toolRunningStatus } from './status-text';
 
+/** How stale a tool round's rows may get before the loop writes them rather than waiting for its end. */
+const LIVE_TRACE_MS = 1000;
+
 /**
  * The one Diagnosis Agent: LangGraph's prebuilt ReAct loop with the model behind the Harness gateway and
  * the catalog's evidence tools behind the Harness boundary. It sees only the query and the previous turn;
@@ -71,7 +74,12 @@ export class DiagnosisAgent {
           const running = toolRunningStatus(calls, this.vocabulary);
           if (running) observer.status('TOOL_RUNNING', running);
         }
-        if (update.tools) observer.status('TOOL_DONE', toolDoneStatus(update.tools.messages?.length ?? 0));
+        if (update.tools) {
+          observer.status('TOOL_DONE', toolDoneStatus(update.tools.messages?.length ?? 0));
+          // A live trace reader (the web UI polls every 2 s) sees each tool round of a long loop; a
+          // round that followed the last write closely waits for the loop's end instead.
+          await ctx.journal.flushOlderThan(LIVE_TRACE_MS);
+        }
       }
     } catch (error) {
       if (error instanceof GraphRecursionError) throw new BudgetExhausted('MODEL_CALLS');

@@ -21,7 +21,7 @@ import {
   SemanticGuard,
   VerifiedSnapshot,
 } from '@app/guards';
-import { PublishedResult, TimelineRepository } from '@app/trace';
+import { PublishedResult } from '@app/trace';
 import type { RunObserver } from '../sse/chat-events';
 import { DiagnosisAgent } from './diagnosis-agent';
 import type { PreviousTurn } from './previous-turn';
@@ -64,7 +64,6 @@ export class DiagnosisPipeline {
     private readonly agent: DiagnosisAgent,
     private readonly evidenceGuard: EvidenceGuard,
     private readonly semanticGuard: SemanticGuard,
-    private readonly timeline: TimelineRepository,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
@@ -74,7 +73,7 @@ export class DiagnosisPipeline {
     previousTurn: PreviousTurn | null,
     observer: RunObserver,
   ): Promise<DiagnosisOutcome> {
-    await this.timeline.append(ctx.runId, 'AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
+    ctx.journal.event('AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
     const agentCtx = ctx.withTimeReserve(this.config.agent.guardTimeReserveMs);
     let answer: string;
     try {
@@ -82,7 +81,9 @@ export class DiagnosisPipeline {
     } finally {
       agentCtx.close();
     }
-    await this.timeline.append(ctx.runId, 'AGENT', 'AGENT_FINISHED', { answer_chars: answer.length });
+    ctx.journal.event('AGENT', 'AGENT_FINISHED', { answer_chars: answer.length });
+    // Phase boundary: the agent loop's steps, tool calls and their timeline become visible to trace readers.
+    await ctx.journal.flush();
 
     observer.status('EVIDENCE_VALIDATING', '正在校验证据 / validating evidence');
     let guarded: Awaited<ReturnType<EvidenceGuard['guard']>>;
@@ -103,7 +104,7 @@ export class DiagnosisPipeline {
     // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
     const checked = checkDraftRelease(guarded.draft, snapshot);
     if (!checked.ok) {
-      await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASE_CHECK_FAILED', {
+      ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: checked.violations.join(','),
       });
       return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'RELEASE_CHECK_FAILED', snapshot);
@@ -129,7 +130,7 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
     observer.status('RELEASING', '正在发布报告 / releasing the report');
     const { report, publishedResult } = releaseReport(query, draft, snapshot, this.config.previousTurn);
-    await this.timeline.append(ctx.runId, 'RELEASE', 'RELEASED', { references: report.references.length });
+    ctx.journal.event('RELEASE', 'RELEASED', { references: report.references.length });
     return {
       outcome: 'SUCCESS',
       report,
@@ -144,7 +145,7 @@ export class DiagnosisPipeline {
     reason: string,
     snapshot: VerifiedSnapshot | null,
   ): Promise<DiagnosisOutcome> {
-    await this.timeline.append(ctx.runId, 'RELEASE', 'FALLBACK', { type, reason });
+    ctx.journal.event('RELEASE', 'FALLBACK', { type, reason });
     return { outcome: 'FALLBACK', fallback: fallbackReport(type, snapshot), fallbackReason: reason };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import { HarnessRetryExecutor, InvalidModelOutput, ModelGateway, RunContext, textOf } from '@app/harness';
-import { Intent, INTENTS, TimelineRepository } from '@app/trace';
+import { Intent, INTENTS } from '@app/trace';
 
 export interface RoutingInput {
   query: string;
@@ -28,7 +28,6 @@ export class IntentRouter {
   constructor(
     private readonly gateway: ModelGateway,
     private readonly retry: HarnessRetryExecutor,
-    private readonly timeline: TimelineRepository,
   ) {}
 
   async route(ctx: RunContext, input: RoutingInput): Promise<Intent> {
@@ -42,7 +41,7 @@ export class IntentRouter {
         parseIntent(textOf(reply.content)) ?? Promise.reject(new InvalidModelOutput('INTENT_OUT_OF_ENUM'))
       );
     });
-    await this.timeline.append(ctx.runId, 'ROUTING', 'ROUTED', { intent });
+    ctx.journal.event('ROUTING', 'ROUTED', { intent });
     return intent;
   }
 }

@@ -4,7 +4,7 @@ import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
 import type { ToolDefinition } from '@langchain/core/language_models/base';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
-import { AgentStepRepository, TimelinePhase, TimelineRepository } from '@app/trace';
+import { TimelinePhase } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { llmConfig, LlmConfig } from '../config/llm.config';
 import { failureCode } from '../retry/failure-classification';
@@ -57,7 +57,7 @@ export function modelToolSet(tools: BindToolsInput[]): ModelToolSet {
  * The one way to the LLM. Builds the single provider client (no SDK retries), and for every call checks
  * the run's budget and deadline, bounds the reply with `max_tokens` (the role's cap, lowered to what is
  * left of the run's output budget), passes the run's signal with a per-call timeout, records token
- * usage, and writes the agent_step row and the restricted reasoning-audit row.
+ * usage, and records the agent_step row and the restricted reasoning-audit row in the run's journal.
  */
 @Injectable()
 export class ModelGateway {
@@ -67,8 +67,6 @@ export class ModelGateway {
   constructor(
     @Inject(llmConfig.KEY) private readonly llm: LlmConfig,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
-    private readonly steps: AgentStepRepository,
-    private readonly timeline: TimelineRepository,
     private readonly budgetAudit: BudgetAudit,
   ) {
     this.model = new ProviderChatModel({
@@ -90,11 +88,10 @@ export class ModelGateway {
 
   async invoke(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
     ctx.throwIfStopped();
-    const stepIndex = await this.reserve(ctx, request.role);
+    const stepIndex = this.reserve(ctx, request.role);
     const startedAt = new Date();
     const messages = [this.prompts.systemMessage(request.role, request.tools?.names), ...request.messages];
     const step = {
-      runId: ctx.runId,
       stepIndex,
       role: request.role,
       attempt: request.attempt ?? 1,
@@ -129,7 +126,7 @@ export class ModelGateway {
           : call.signal.aborted
             ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
             : classifyProviderError(error);
-      await this.steps.record(
+      ctx.journal.modelStep(
         {
           ...step,
           status: 'ERROR',
@@ -143,7 +140,7 @@ export class ModelGateway {
         },
         UNAVAILABLE_AUDIT,
       );
-      await this.timeline.append(ctx.runId, ROLE_PHASE[request.role], 'MODEL_STEP', {
+      ctx.journal.event(ROLE_PHASE[request.role], 'MODEL_STEP', {
         role: request.role,
         step_index: stepIndex,
         attempt: step.attempt,
@@ -156,7 +153,7 @@ export class ModelGateway {
     const usage = tokenUsageOf(message);
     ctx.budget.recordTokens(request.role, usage);
     const finishReason = message.response_metadata?.finish_reason;
-    await this.steps.record(
+    ctx.journal.modelStep(
       {
         ...step,
         status: 'OK',
@@ -168,7 +165,7 @@ export class ModelGateway {
       },
       reasoningAuditOf(message),
     );
-    await this.timeline.append(ctx.runId, ROLE_PHASE[request.role], 'MODEL_STEP', {
+    ctx.journal.event(ROLE_PHASE[request.role], 'MODEL_STEP', {
       role: request.role,
       step_index: stepIndex,
       attempt: step.attempt,
@@ -185,11 +182,11 @@ export class ModelGateway {
     return Math.max(1, Math.min(this.llm.maxTokens[role], ctx.budget.remainingOutputTokens(role)));
   }
 
-  private async reserve(ctx: RunContext, role: PromptRole): Promise<number> {
+  private reserve(ctx: RunContext, role: PromptRole): number {
     try {
       return ctx.budget.reserveModelCall(role);
     } catch (error) {
-      if (error instanceof BudgetExhausted) await this.budgetAudit.record(ctx, error);
+      if (error instanceof BudgetExhausted) this.budgetAudit.record(ctx, error);
       throw error;
     }
   }

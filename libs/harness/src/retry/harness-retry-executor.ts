@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TimelinePhase, TimelineRepository } from '@app/trace';
+import { TimelinePhase } from '@app/trace';
 import { RunContext } from '../run/run-context';
 import { FailureKind } from '../run/harness-errors';
 import { classifyFailure, failureCode } from './failure-classification';
@@ -33,8 +33,6 @@ const PHASE: Record<RetryOperation, TimelinePhase> = {
  */
 @Injectable()
 export class HarnessRetryExecutor {
-  constructor(private readonly timeline: TimelineRepository) {}
-
   async execute<T>(
     ctx: RunContext,
     operation: RetryOperation,
@@ -45,23 +43,18 @@ export class HarnessRetryExecutor {
       ctx.throwIfStopped();
       try {
         const result = await attempt(n);
-        await this.record(ctx, operation, n, 'OK');
+        this.record(ctx, operation, n, 'OK');
         return result;
       } catch (error) {
         const kind = classifyFailure(error);
-        await this.record(ctx, operation, n, failureCode(error));
+        this.record(ctx, operation, n, failureCode(error));
         if (kind === null || !policy.retryableFailures.has(kind)) throw error;
         if (n >= policy.maxAttempts) throw new RetryExhausted(operation, n, kind, error);
       }
     }
   }
 
-  private record(
-    ctx: RunContext,
-    operation: RetryOperation,
-    attempt: number,
-    outcome: string,
-  ): Promise<void> {
-    return this.timeline.append(ctx.runId, PHASE[operation], 'ATTEMPT', { operation, attempt, outcome });
+  private record(ctx: RunContext, operation: RetryOperation, attempt: number, outcome: string): void {
+    ctx.journal.event(PHASE[operation], 'ATTEMPT', { operation, attempt, outcome });
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { RunJournalRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunContext } from './run-context';
@@ -15,7 +16,10 @@ export interface NewRun {
 export class RunContextFactory {
   private readonly retryPolicies: HarnessRetryPolicies;
 
-  constructor(@Inject(harnessConfig.KEY) private readonly config: HarnessConfig) {
+  constructor(
+    @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    private readonly journals: RunJournalRepository,
+  ) {
     this.retryPolicies = HarnessRetryPolicies.fromConfig(config.retry);
   }
 
@@ -23,6 +27,7 @@ export class RunContextFactory {
     const { agent, retry, roleTokens: tokens } = this.config;
     return RunContext.start({
       ...run,
+      journal: this.journals.open(run.runId),
       timeoutMs: agent.runTimeoutMs,
       retryPolicies: this.retryPolicies,
       limits: {

@@ -1,4 +1,5 @@
 import { Logger, LoggerService } from '@nestjs/common';
+import { RunJournal } from '@app/trace';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
 import { RunContext } from './run-context';
@@ -16,6 +17,11 @@ function start(timeoutMs: number, parentSignal?: AbortSignal): RunContext {
   return RunContext.start({
     sessionId: 's',
     runId: 'r',
+    journal: new RunJournal('r', {
+      write: () => Promise.reject(new Error('not written in this spec')),
+      finish: () => Promise.reject(new Error('not written in this spec')),
+      lateWriteFailed: () => undefined,
+    }),
     timeoutMs,
     limits,
     retryPolicies: HarnessRetryPolicies.defaults(),

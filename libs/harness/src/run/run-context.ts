@@ -1,4 +1,4 @@
-import type { Intent } from '@app/trace';
+import type { Intent, RunJournal } from '@app/trace';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
 import { RunLogger } from './run-logger';
@@ -11,6 +11,8 @@ export interface RunContextInit {
   timeoutMs: number;
   limits: Omit<BudgetLimits, 'maxElapsedMs'>;
   retryPolicies: HarnessRetryPolicies;
+  /** The run's pending trace rows: every Harness step records into it, phase boundaries flush it. */
+  journal: RunJournal;
   /** Aborted when the client goes away: the run becomes cancelled. */
   parentSignal?: AbortSignal;
 }
@@ -46,7 +48,8 @@ class RunLifetime {
 
 /**
  * Everything one run needs, passed explicitly to every Harness call (never ambient).
- * Immutable; the budget's counters are the only state that changes during the run.
+ * Immutable; the budget's counters and the journal's pending rows are the only state that changes
+ * during the run.
  */
 export class RunContext {
   readonly signal: AbortSignal;
@@ -58,6 +61,7 @@ export class RunContext {
     readonly deadline: number,
     readonly budget: RunBudget,
     readonly retryPolicies: HarnessRetryPolicies,
+    readonly journal: RunJournal,
     private readonly lifetime: RunLifetime,
   ) {
     this.signal = lifetime.controller.signal;
@@ -75,6 +79,7 @@ export class RunContext {
       startedAt + init.timeoutMs,
       budget,
       init.retryPolicies,
+      init.journal,
       lifetime,
     );
   }
@@ -88,6 +93,7 @@ export class RunContext {
       this.deadline,
       this.budget,
       this.retryPolicies,
+      this.journal,
       this.lifetime,
     );
   }
@@ -106,6 +112,7 @@ export class RunContext {
       this.deadline - reserveMs,
       this.budget,
       this.retryPolicies,
+      this.journal,
       new RunLifetime(timeoutMs, this.signal),
     );
   }

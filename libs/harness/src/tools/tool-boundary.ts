@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TimelineRepository, ToolInvocationRepository } from '@app/trace';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
 import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
@@ -98,8 +97,6 @@ class Rejection {
 export class ToolBoundary {
   constructor(
     private readonly store: InvocationStore,
-    private readonly invocations: ToolInvocationRepository,
-    private readonly timeline: TimelineRepository,
     private readonly budgetAudit: BudgetAudit,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
@@ -143,11 +140,11 @@ export class ToolBoundary {
   ): Promise<OpenCall | BoundaryResult> {
     const startedAt = new Date();
     const requestBytes = safeByteLength(rawArgs);
-    await this.started(ctx, toolName, toolCallId);
+    this.started(ctx, toolName, toolCallId);
     if (!isValidToolCallId(toolCallId)) {
       ctx.budget.countRejectedToolCall();
       const rejection = new Rejection('INVALID_TOOL_CALL_ID');
-      await this.audit(ctx, toolName, null, startedAt, { requestBytes, rejection });
+      this.audit(ctx, toolName, null, startedAt, { requestBytes, rejection });
       return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', rejection);
     }
     const call = new OpenCall(ctx, toolName, toolCallId, startedAt, {
@@ -168,7 +165,7 @@ export class ToolBoundary {
     if (created instanceof Rejection) {
       // A duplicate id never overwrites the existing record.
       if (created.code === 'DUPLICATE_TOOL_CALL_ID') ctx.budget.countRejectedToolCall();
-      await this.audit(ctx, toolName, toolCallId, startedAt, { ...call.sizes, rejection: created });
+      this.audit(ctx, toolName, toolCallId, startedAt, { ...call.sizes, rejection: created });
       return errorResult(toolCallId, created);
     }
     return call;
@@ -195,7 +192,7 @@ export class ToolBoundary {
       call.ctx.budget.reserveToolCall(tool.name);
     } catch (error) {
       if (!(error instanceof BudgetExhausted)) throw error;
-      await this.budgetAudit.record(call.ctx, error);
+      this.budgetAudit.record(call.ctx, error);
       return new Rejection('BUDGET_EXHAUSTED');
     }
     return parsed.data;
@@ -269,8 +266,7 @@ export class ToolBoundary {
     };
     const readyStored = await this.storeOrReject(() => this.store.update(ready));
     if (readyStored instanceof Rejection) return this.finishWithError(call, readyStored);
-    await this.invocations.record({
-      runId: call.ctx.runId,
+    call.ctx.journal.toolInvocation({
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       status: 'READY',
@@ -281,19 +277,11 @@ export class ToolBoundary {
       startedAt: call.startedAt,
       durationMs: Date.now() - call.startedAt.getTime(),
     });
-    await this.finished(
-      call.ctx,
-      call.toolName,
-      call.toolCallId,
-      'READY',
-      evidenceStatus,
-      null,
-      call.startedAt,
-    );
+    this.finished(call.ctx, call.toolName, call.toolCallId, 'READY', evidenceStatus, null, call.startedAt);
     return { content: JSON.stringify(projected), isError: false, agentResult: projected };
   }
 
-  /** Ends an opened call as ERROR in Redis and MySQL; if even that write fails, the store's code wins. */
+  /** Ends an opened call as ERROR in Redis and in the run's journal; if even the Redis write fails, the store's code wins. */
   private async finishWithError(
     call: OpenCall,
     rejection: Rejection,
@@ -311,7 +299,7 @@ export class ToolBoundary {
     };
     const stored = await this.storeOrReject(() => this.store.update(final));
     const outcome = stored instanceof Rejection ? stored : rejection;
-    await this.audit(call.ctx, call.toolName, call.toolCallId, call.startedAt, {
+    this.audit(call.ctx, call.toolName, call.toolCallId, call.startedAt, {
       ...call.sizes,
       rejection: outcome,
       argSummary: call.argSummary,
@@ -374,11 +362,11 @@ export class ToolBoundary {
     const startedAt = new Date();
     const name = safeToolName(toolName);
     const requestBytes = safeByteLength(rawArgs);
-    await this.started(ctx, name, toolCallId);
+    this.started(ctx, name, toolCallId);
     ctx.budget.countRejectedToolCall();
     if (!isValidToolCallId(toolCallId)) {
       const invalid = new Rejection('INVALID_TOOL_CALL_ID');
-      await this.audit(ctx, name, null, startedAt, { requestBytes, rejection: invalid });
+      this.audit(ctx, name, null, startedAt, { requestBytes, rejection: invalid });
       return errorResult(typeof toolCallId === 'string' ? toolCallId.slice(0, 128) : '', invalid);
     }
     const failed = errorResult(toolCallId, rejection);
@@ -398,7 +386,7 @@ export class ToolBoundary {
       }),
     );
     const outcome = stored instanceof Rejection ? stored : rejection;
-    await this.audit(ctx, name, toolCallId, startedAt, { requestBytes, rejection: outcome });
+    this.audit(ctx, name, toolCallId, startedAt, { requestBytes, rejection: outcome });
     return outcome === rejection ? failed : errorResult(toolCallId, outcome);
   }
 
@@ -452,7 +440,7 @@ export class ToolBoundary {
     }
   }
 
-  private async audit(
+  private audit(
     ctx: RunContext,
     toolName: string,
     toolCallId: string | null,
@@ -465,9 +453,8 @@ export class ToolBoundary {
       rejection: Rejection;
       argSummary?: ArgSummary | null;
     },
-  ): Promise<void> {
-    await this.invocations.record({
-      runId: ctx.runId,
+  ): void {
+    ctx.journal.toolInvocation({
       toolCallId,
       toolName,
       status: 'ERROR',
@@ -481,19 +468,19 @@ export class ToolBoundary {
       startedAt,
       durationMs: Date.now() - startedAt.getTime(),
     });
-    await this.finished(ctx, toolName, toolCallId, 'ERROR', 'ERROR', details.rejection.code, startedAt);
+    this.finished(ctx, toolName, toolCallId, 'ERROR', 'ERROR', details.rejection.code, startedAt);
   }
 
   /** Timeline (seed §4.5): the call began — name and id only, never arguments or payload. */
-  private async started(ctx: RunContext, toolName: string, toolCallId: unknown): Promise<void> {
-    await this.timeline.append(ctx.runId, 'TOOL', 'TOOL_STARTED', {
+  private started(ctx: RunContext, toolName: string, toolCallId: unknown): void {
+    ctx.journal.event('TOOL', 'TOOL_STARTED', {
       tool: toolName,
       tool_call_id: isValidToolCallId(toolCallId) ? toolCallId : null,
     });
   }
 
   /** Timeline: how the call ended — status, evidence status and error code, never the payload. */
-  private async finished(
+  private finished(
     ctx: RunContext,
     toolName: string,
     toolCallId: string | null,
@@ -501,8 +488,8 @@ export class ToolBoundary {
     evidenceStatus: string,
     errorCode: string | null,
     startedAt: Date,
-  ): Promise<void> {
-    await this.timeline.append(ctx.runId, 'TOOL', 'TOOL_FINISHED', {
+  ): void {
+    ctx.journal.event('TOOL', 'TOOL_FINISHED', {
       tool: toolName,
       tool_call_id: toolCallId,
       status,

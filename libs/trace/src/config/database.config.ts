@@ -33,6 +33,15 @@ export class DatabaseEnv {
   @Max(200)
   DB_POOL_SIZE: number = 10;
 
+  /**
+   * A separate small pool for the writes that stand between a request and its first SSE event (the
+   * session and run rows), so `metadata` never queues behind the trace writes of runs in flight.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  DB_ADMISSION_POOL_SIZE: number = 8;
+
   @IsInt()
   @Min(100)
   @Max(60000)
@@ -59,6 +68,7 @@ export const databaseConfig = registerAs('database', () => {
     password: env.DB_PASSWORD,
     database: env.DB_NAME,
     poolSize: env.DB_POOL_SIZE,
+    admissionPoolSize: env.DB_ADMISSION_POOL_SIZE,
     connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
     migrationsRun: env.DB_MIGRATIONS_RUN,
     migrationsLockTimeoutSeconds: env.DB_MIGRATIONS_LOCK_TIMEOUT_SECONDS,

@@ -1,11 +1,12 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
+import type { MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 import { MIGRATIONS } from '../../../../migrations';
 import { DatabaseConfig } from '../config/database.config';
 import { TRACE_ENTITIES } from '../entities';
 import { withMigrationLock } from './migration-lock';
 
 /** One definition of the service database, shared by the Nest module and the migration CLI. */
-export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOptions {
+export function buildDataSourceOptions(config: DatabaseConfig): MysqlConnectionOptions {
   return {
     type: config.type,
     host: config.host,
@@ -27,6 +28,20 @@ export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOption
     // Query logging would put statement bodies and parameters into the application log.
     logging: ['migration'],
     extra: { connectionLimit: config.poolSize },
+  };
+}
+
+/** Name of the admission DataSource: the session and run rows a request needs before its first event. */
+export const ADMISSION_DATA_SOURCE = 'admission';
+
+/** The same database through its own small pool (DB_ADMISSION_POOL_SIZE); it never migrates. */
+export function buildAdmissionDataSourceOptions(config: DatabaseConfig): MysqlConnectionOptions {
+  return {
+    ...buildDataSourceOptions(config),
+    name: ADMISSION_DATA_SOURCE,
+    migrations: [],
+    poolSize: config.admissionPoolSize,
+    extra: { connectionLimit: config.admissionPoolSize },
   };
 }
 

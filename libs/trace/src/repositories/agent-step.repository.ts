@@ -5,29 +5,7 @@ import { AgentReasoningAuditEntity, ContentSource } from '../entities/agent-reas
 import { AgentStepEntity } from '../entities/agent-step.entity';
 import { AuditCipher } from '../audit/audit-cipher';
 
-export interface ModelStepRecord {
-  runId: string;
-  stepIndex: number;
-  role: string;
-  attempt: number;
-  status: 'OK' | 'ERROR';
-  errorCode: string | null;
-  finishReason: string | null;
-  toolCallCount: number;
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  startedAt: Date;
-  durationMs: number;
-}
-
 export const AUDIT_CIPHER = Symbol('AUDIT_CIPHER');
-
-export interface ReasoningAuditRecord {
-  contentSource: ContentSource;
-  reasoningContent: string | null;
-  assistantText: string | null;
-}
 
 /** An audit row as the auditor reads it; UNDECRYPTABLE is the explicit marker of text that did not open. */
 export interface OpenedReasoningAudit {
@@ -38,7 +16,7 @@ export interface OpenedReasoningAudit {
   assistantText: string | null;
 }
 
-/** One model step: bounded metadata in agent_step and the restricted text in agent_reasoning_audit, together. */
+/** Reads model steps: bounded metadata in agent_step and the restricted text in agent_reasoning_audit (written together by the run's RunJournal). */
 @Injectable()
 export class AgentStepRepository {
   constructor(
@@ -47,41 +25,6 @@ export class AgentStepRepository {
     private readonly audits: Repository<AgentReasoningAuditEntity>,
     @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
   ) {}
-
-  async record(step: ModelStepRecord, audit: ReasoningAuditRecord): Promise<void> {
-    await this.steps.manager.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(AgentStepEntity)
-        .values(step)
-        .updateEntity(false)
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(AgentReasoningAuditEntity)
-        .values({
-          runId: step.runId,
-          stepIndex: step.stepIndex,
-          role: step.role,
-          contentSource: audit.contentSource,
-          encryptionKeyId: this.cipher.keyId,
-          reasoningContent: this.cipher.seal(audit.reasoningContent, {
-            runId: step.runId,
-            stepIndex: step.stepIndex,
-            column: 'reasoning_content',
-          }),
-          assistantText: this.cipher.seal(audit.assistantText, {
-            runId: step.runId,
-            stepIndex: step.stepIndex,
-            column: 'assistant_text',
-          }),
-        })
-        .updateEntity(false)
-        .execute();
-    });
-  }
 
   listSteps(runId: string): Promise<AgentStepEntity[]> {
     return this.steps.find({ where: { runId }, order: { stepIndex: 'ASC' } });

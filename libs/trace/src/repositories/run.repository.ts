@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, LessThanOrEqual, Not, Repository } from 'typeorm';
+import { InjectEntityManager, InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Not, Raw, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
+import { ADMISSION_DATA_SOURCE } from '../database/data-source-options';
 import { RunOwner } from './run-owner';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
-import { DiagnosisRunEntity, Intent, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
+import { DiagnosisRunEntity, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
 
 export type DiagnosisRun = DiagnosisRunEntity;
 
-/** Everything the run records when it ends; written once (a run leaves RUNNING exactly one time). */
+/** Everything the run records when it ends; written once, by its RunJournal (a run leaves RUNNING exactly one time). */
 export interface FinishRun {
   status: Exclude<RunStatus, 'RUNNING'>;
   releaseOutcome: Exclude<RunStatus, 'RUNNING'>;
@@ -49,35 +50,26 @@ export class RunRepository {
     @InjectRepository(DiagnosisRunEntity) private readonly runs: Repository<DiagnosisRunEntity>,
     @Inject(traceConfig.KEY) private readonly config: TraceConfig,
     private readonly owner: RunOwner,
+    /** The admission pool: what a request waits for before its first event never queues behind trace writes. */
+    @InjectEntityManager(ADMISSION_DATA_SOURCE) private readonly admission: EntityManager,
   ) {}
 
-  /** Creates the session on first use (owned by the calling key) and the run in RUNNING state, owned by this replica under a lease. */
+  /**
+   * Creates the session on first use (owned by the calling key) and the run in RUNNING state, owned by
+   * this replica under a lease. Plain statements: this is on every request's way to its first event.
+   */
   async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
-    await this.sessions
-      .createQueryBuilder()
-      .insert()
-      .values({ sessionId, ownerKeyDigest })
-      .orUpdate(['updated_at'], ['session_id'])
-      .execute();
-    const { leaseMs } = this.config.runLease;
-    await this.runs
-      .createQueryBuilder()
-      .insert()
-      .values({
-        runId,
-        sessionId,
-        query,
-        status: 'RUNNING',
-        ownerId: this.owner.id,
-        // The database clock, so replicas with skewed clocks agree on when a lease ran out.
-        leaseExpiresAt: () => `NOW(3) + INTERVAL ${leaseMs * 1000} MICROSECOND`,
-      })
-      .execute();
-  }
-
-  /** Keeps the first limit that was hit: later ones are consequences of it. */
-  async recordBudgetExhausted(runId: string, reason: string): Promise<void> {
-    await this.runs.update({ runId, budgetExhaustedReason: IsNull() }, { budgetExhaustedReason: reason });
+    await this.admission.query(
+      `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
+       ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3)`,
+      [sessionId, ownerKeyDigest],
+    );
+    // The database clock, so replicas with skewed clocks agree on when a lease ran out.
+    await this.admission.query(
+      `INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
+       VALUES (?, ?, ?, 'RUNNING', ?, NOW(3) + INTERVAL ? MICROSECOND)`,
+      [runId, sessionId, query, this.owner.id, this.config.runLease.leaseMs * 1000],
+    );
   }
 
   findSession(sessionId: string): Promise<ChatSessionEntity | null> {
@@ -86,7 +78,7 @@ export class RunRepository {
 
   /** The session if it exists and belongs to the key; a session of another key is as absent as an unknown one. */
   async findOwnedSession(sessionId: string, ownerKeyDigest: string): Promise<ChatSessionEntity | null> {
-    return this.sessions.findOneBy({ sessionId, ownerKeyDigest });
+    return this.admission.findOneBy(ChatSessionEntity, { sessionId, ownerKeyDigest });
   }
 
   /** The key's sessions, newest run first, with their run count and newest query. */
@@ -133,33 +125,6 @@ export class RunRepository {
     return this.runs.findOneBy({ runId });
   }
 
-  async setIntent(runId: string, intent: Intent): Promise<void> {
-    await this.runs.update({ runId }, { intent });
-  }
-
-  /** Moves the run to its terminal state; returns false when it had already left RUNNING. */
-  async finishRun(runId: string, finish: FinishRun): Promise<boolean> {
-    const result = await this.runs.update(
-      { runId, status: 'RUNNING' },
-      {
-        status: finish.status,
-        releaseOutcome: finish.releaseOutcome,
-        conclusion: finish.conclusion ?? null,
-        publishedResult: finish.publishedResult ?? null,
-        fallbackReason: finish.fallbackReason ?? null,
-        errorCode: finish.errorCode ?? null,
-        modelCalls: finish.modelCalls,
-        toolCalls: finish.toolCalls,
-        inputTokens: finish.inputTokens,
-        outputTokens: finish.outputTokens,
-        totalTokens: finish.totalTokens,
-        durationMs: finish.durationMs,
-        endedAt: new Date(),
-      },
-    );
-    return (result.affected ?? 0) > 0;
-  }
-
   /** The previous run of the session (for the router's last_intent / last_user_query). */
   findLatestRunBefore(sessionId: string, runId: string): Promise<DiagnosisRunEntity | null> {
     return this.runs.findOne({ where: { sessionId, runId: Not(runId) }, order: { createdAt: 'DESC' } });
@@ -170,15 +135,18 @@ export class RunRepository {
    * `runId` that has left RUNNING (runs still in flight are not turns yet). The caller decides whether it
    * was safely published; an older published run behind it never counts.
    */
-  async findPreviousCompletedRun(sessionId: string, runId: string): Promise<DiagnosisRunEntity | null> {
-    const current = await this.runs.findOne({ where: { runId }, select: { runId: true, createdAt: true } });
-    if (!current) return null;
+  findPreviousCompletedRun(sessionId: string, runId: string): Promise<DiagnosisRunEntity | null> {
     return this.runs.findOne({
       where: {
         sessionId,
         runId: Not(runId),
         status: Not('RUNNING'),
-        createdAt: LessThanOrEqual(current.createdAt),
+        createdAt: Raw(
+          (column) => `${column} <= (SELECT c.created_at FROM diagnosis_run c WHERE c.run_id = :runId)`,
+          {
+            runId,
+          },
+        ),
       },
       order: { createdAt: 'DESC' },
     });

@@ -1,0 +1,219 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectEntityManager } from '@nestjs/typeorm';
+import { EntityManager } from 'typeorm';
+import { AuditCipher } from '../audit/audit-cipher';
+import { AUDIT_CIPHER } from './agent-step.repository';
+import { JournalBatch, JournalStore, RunJournal } from './run-journal';
+import type { FinishRun } from './run.repository';
+
+/** One parameterised statement; values are bound by the driver, never spliced into the text. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** DATETIME(3) in UTC, as the DataSource (timezone 'Z') writes dates. */
+const utc = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+const rows = (count: number, placeholders: string) => Array(count).fill(placeholders).join(', ');
+
+/**
+ * The run row's changes that ride along with a batch: the routed intent, the first budget limit, and on
+ * the terminal write the terminal state itself, conditional on RUNNING (exactly one terminal state).
+ */
+export function runUpdate(runId: string, batch: JournalBatch, finish?: FinishRun): Statement | null {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  if (finish) {
+    sets.push(
+      'status = ?, release_outcome = ?, conclusion = ?, published_result = ?, fallback_reason = ?, error_code = ?',
+      'model_calls = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?, total_tokens = ?, duration_ms = ?, ended_at = ?',
+    );
+    params.push(
+      finish.status,
+      finish.releaseOutcome,
+      finish.conclusion ?? null,
+      json(finish.publishedResult),
+      finish.fallbackReason ?? null,
+      finish.errorCode ?? null,
+      finish.modelCalls,
+      finish.toolCalls,
+      finish.inputTokens,
+      finish.outputTokens,
+      finish.totalTokens,
+      finish.durationMs,
+      utc(new Date()),
+    );
+  }
+  if (batch.intent !== null) {
+    sets.push('intent = ?');
+    params.push(batch.intent);
+  }
+  if (batch.budgetExhausted !== null) {
+    sets.push('budget_exhausted_reason = COALESCE(budget_exhausted_reason, ?)');
+    params.push(batch.budgetExhausted);
+  }
+  if (sets.length === 0) return null;
+  const where = finish ? "run_id = ? AND status = 'RUNNING'" : 'run_id = ?';
+  return { sql: `UPDATE diagnosis_run SET ${sets.join(', ')} WHERE ${where}`, params: [...params, runId] };
+}
+
+/**
+ * One multi-row INSERT per table that has rows. Timeline rows take the database clock minus how long
+ * ago they happened, so offsets stay true although they are written later, on the clock the run's own
+ * created_at and lease use. Audit text is sealed here, bound to its run, step and column.
+ */
+export function journalInserts(
+  runId: string,
+  batch: JournalBatch,
+  cipher: AuditCipher,
+  now = performance.now(),
+): Statement[] {
+  const statements: Statement[] = [];
+  if (batch.events.length > 0) {
+    statements.push({
+      sql: `INSERT INTO diagnosis_trace_event (run_id, phase, event_type, details, created_at) VALUES ${rows(
+        batch.events.length,
+        '(?, ?, ?, ?, NOW(3) - INTERVAL ? MICROSECOND)',
+      )}`,
+      params: batch.events.flatMap((event) => [
+        runId,
+        event.phase,
+        event.eventType,
+        json(event.details),
+        Math.max(0, Math.round(now - event.at)) * 1000,
+      ]),
+    });
+  }
+  if (batch.steps.length > 0) {
+    statements.push({
+      sql: `INSERT INTO agent_step (run_id, step_index, role, attempt, status, error_code, finish_reason, tool_call_count, input_tokens, output_tokens, total_tokens, started_at, duration_ms) VALUES ${rows(
+        batch.steps.length,
+        '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )}`,
+      params: batch.steps.flatMap(({ step }) => [
+        runId,
+        step.stepIndex,
+        step.role,
+        step.attempt,
+        step.status,
+        step.errorCode,
+        step.finishReason,
+        step.toolCallCount,
+        step.inputTokens,
+        step.outputTokens,
+        step.totalTokens,
+        utc(step.startedAt),
+        step.durationMs,
+      ]),
+    });
+    statements.push({
+      sql: `INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, encryption_key_id, reasoning_content, assistant_text) VALUES ${rows(
+        batch.steps.length,
+        '(?, ?, ?, ?, ?, ?, ?)',
+      )}`,
+      params: batch.steps.flatMap(({ step, audit }) => [
+        runId,
+        step.stepIndex,
+        step.role,
+        audit.contentSource,
+        cipher.keyId,
+        cipher.seal(audit.reasoningContent, {
+          runId,
+          stepIndex: step.stepIndex,
+          column: 'reasoning_content',
+        }),
+        cipher.seal(audit.assistantText, { runId, stepIndex: step.stepIndex, column: 'assistant_text' }),
+      ]),
+    });
+  }
+  if (batch.invocations.length > 0) {
+    statements.push({
+      sql: `INSERT INTO tool_invocation (run_id, tool_call_id, tool_name, status, evidence_status, error_code, arg_summary, request_bytes, raw_bytes, agent_result_bytes, truncated, started_at, duration_ms) VALUES ${rows(
+        batch.invocations.length,
+        '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )}`,
+      params: batch.invocations.flatMap((call) => [
+        runId,
+        call.toolCallId,
+        call.toolName,
+        call.status,
+        call.evidenceStatus,
+        call.errorCode,
+        json(call.argSummary),
+        call.requestBytes,
+        call.rawBytes,
+        call.agentResultBytes,
+        call.truncated ? 1 : 0,
+        utc(call.startedAt),
+        call.durationMs,
+      ]),
+    });
+  }
+  return statements;
+}
+
+/**
+ * Writes run journals: each flush is one transaction of plain parameterised statements (no query
+ * builder on this hot path), and the terminal write puts the conditional terminal UPDATE and the rest of
+ * the journal in the same transaction. When the run had already left RUNNING (closed by the lease
+ * reaper), the journal's rows are still written — they record model and tool calls that did happen — but
+ * without RUN_FINISHED, and the caller is told the terminal state was not stored.
+ */
+@Injectable()
+export class RunJournalRepository implements JournalStore {
+  private readonly logger = new Logger(RunJournalRepository.name);
+
+  constructor(
+    @InjectEntityManager() private readonly manager: EntityManager,
+    @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
+  ) {}
+
+  /** A new, empty journal for the run. */
+  open(runId: string): RunJournal {
+    return new RunJournal(runId, this);
+  }
+
+  async write(runId: string, batch: JournalBatch): Promise<void> {
+    const update = runUpdate(runId, batch);
+    const statements = [...(update ? [update] : []), ...journalInserts(runId, batch, this.cipher)];
+    if (statements.length === 1) {
+      await this.manager.query(statements[0].sql, statements[0].params);
+      return;
+    }
+    await this.manager.transaction(async (manager) => {
+      for (const statement of statements) await manager.query(statement.sql, statement.params);
+    });
+  }
+
+  lateWriteFailed(runId: string, error: unknown): void {
+    this.logger.warn(
+      `rows recorded after the terminal state of run ${runId} could not be written (${error instanceof Error ? error.name : 'unknown error'})`,
+    );
+  }
+
+  async finish(runId: string, batch: JournalBatch, finish: FinishRun): Promise<boolean> {
+    return this.manager.transaction(async (manager) => {
+      const update = runUpdate(runId, batch, finish)!;
+      const result = (await manager.query(update.sql, update.params)) as { affectedRows: number };
+      const stored = result.affectedRows > 0;
+      const rows = stored
+        ? {
+            ...batch,
+            events: [
+              ...batch.events,
+              {
+                phase: 'RUN' as const,
+                eventType: 'RUN_FINISHED',
+                details: { status: finish.status },
+                at: performance.now(),
+              },
+            ],
+          }
+        : batch;
+      for (const statement of journalInserts(runId, rows, this.cipher))
+        await manager.query(statement.sql, statement.params);
+      return stored;
+    });
+  }
+}

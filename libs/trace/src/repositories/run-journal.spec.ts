@@ -1,0 +1,172 @@
+import type { FinishRun } from './run.repository';
+import { JournalBatch, JournalStore, RunJournal } from './run-journal';
+
+const FINISH: FinishRun = {
+  status: 'SUCCESS',
+  releaseOutcome: 'SUCCESS',
+  modelCalls: 1,
+  toolCalls: 0,
+  inputTokens: 1,
+  outputTokens: 1,
+  totalTokens: 2,
+  durationMs: 5,
+};
+
+const STEP = {
+  stepIndex: 1,
+  role: 'system-chat',
+  attempt: 1,
+  status: 'OK' as const,
+  errorCode: null,
+  finishReason: 'stop',
+  toolCallCount: 0,
+  inputTokens: 1,
+  outputTokens: 1,
+  totalTokens: 2,
+  startedAt: new Date(0),
+  durationMs: 3,
+};
+
+/** A store that keeps what it was asked to write; `failNext` makes the next write reject. */
+class MemoryStore implements JournalStore {
+  readonly writes: { kind: 'write' | 'finish'; batch: JournalBatch }[] = [];
+  readonly lateFailures: unknown[] = [];
+  failNext = false;
+  stored = true;
+
+  write(_runId: string, batch: JournalBatch): Promise<void> {
+    return this.record('write', batch).then(() => undefined);
+  }
+
+  finish(_runId: string, batch: JournalBatch, _finish: FinishRun): Promise<boolean> {
+    return this.record('finish', batch).then(() => this.stored);
+  }
+
+  lateWriteFailed(_runId: string, error: unknown): void {
+    this.lateFailures.push(error);
+  }
+
+  private async record(kind: 'write' | 'finish', batch: JournalBatch): Promise<void> {
+    await Promise.resolve();
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('write failed');
+    }
+    this.writes.push({ kind, batch });
+  }
+}
+
+const eventTypes = (batch: JournalBatch) => batch.events.map((event) => event.eventType);
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('RunJournal', () => {
+  let store: MemoryStore;
+  let journal: RunJournal;
+  beforeEach(() => {
+    store = new MemoryStore();
+    journal = new RunJournal('r-1', store);
+  });
+
+  it('writes nothing, not even a round trip, until flushed, then everything pending in order', async () => {
+    journal.event('RUN', 'RUN_STARTED');
+    journal.modelStep(STEP, { contentSource: 'UNAVAILABLE', reasoningContent: null, assistantText: null });
+    journal.event('ROUTING', 'ROUTED', { intent: 'DIAGNOSIS' });
+    journal.setIntent('DIAGNOSIS');
+    expect(store.writes).toEqual([]);
+    await journal.flush();
+    expect(store.writes).toHaveLength(1);
+    const [{ batch }] = store.writes;
+    expect(eventTypes(batch)).toEqual(['RUN_STARTED', 'ROUTED']);
+    expect(batch.steps).toHaveLength(1);
+    expect(batch.intent).toBe('DIAGNOSIS');
+    await journal.flush();
+    expect(store.writes).toHaveLength(1);
+  });
+
+  it('bounds event details as the timeline always did', async () => {
+    journal.event('TOOL', 'TOOL_FINISHED', { error_code: 'x'.repeat(300) });
+    await journal.flush();
+    expect(store.writes[0].batch.events[0].details?.error_code).toHaveLength(201);
+  });
+
+  it('keeps the first budget limit a run hit', async () => {
+    journal.budgetExhausted('MODEL_CALLS');
+    journal.budgetExhausted('TOOL_CALLS');
+    await journal.flush();
+    expect(store.writes[0].batch.budgetExhausted).toBe('MODEL_CALLS');
+  });
+
+  it('serialises writes: a flush started while another runs writes after it, with what came since', async () => {
+    journal.event('RUN', 'A');
+    const first = journal.flush();
+    journal.event('RUN', 'B');
+    const second = journal.flush();
+    await Promise.all([first, second]);
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['A', 'B']]);
+    journal.event('RUN', 'C');
+    await journal.flush();
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['A', 'B'], ['C']]);
+  });
+
+  it('drops a batch whose write failed and hands the error to the caller; later writes go on', async () => {
+    journal.event('RUN', 'LOST');
+    store.failNext = true;
+    await expect(journal.flush()).rejects.toThrow('write failed');
+    journal.event('RUN', 'KEPT');
+    await expect(journal.finish(FINISH)).resolves.toBe(true);
+    expect(store.writes).toEqual([{ kind: 'finish', batch: expect.objectContaining({}) }]);
+    expect(eventTypes(store.writes[0].batch)).toEqual(['KEPT']);
+  });
+
+  it.each([
+    ['the run was stored', true],
+    ['the run had already left RUNNING', false],
+  ])('finish writes the rest with the terminal state and reports whether %s', async (_name, stored) => {
+    store.stored = stored;
+    journal.event('RELEASE', 'RELEASED');
+    await expect(journal.finish(FINISH)).resolves.toBe(stored);
+    expect(store.writes.map((write) => [write.kind, eventTypes(write.batch)])).toEqual([
+      ['finish', ['RELEASED']],
+    ]);
+  });
+
+  it('refuses a second terminal write', async () => {
+    await journal.finish(FINISH);
+    await expect(journal.finish(FINISH)).rejects.toThrow('already finished');
+  });
+
+  it('writes rows recorded after the terminal write on their own, a step with its event together', async () => {
+    await journal.finish(FINISH);
+    journal.modelStep(
+      { ...STEP, status: 'ERROR', errorCode: 'CANCELLED' },
+      { contentSource: 'UNAVAILABLE', reasoningContent: null, assistantText: null },
+    );
+    journal.event('AGENT', 'MODEL_STEP', { status: 'ERROR' });
+    await settle();
+    expect(
+      store.writes.map((write) => [write.kind, eventTypes(write.batch), write.batch.steps.length]),
+    ).toEqual([
+      ['finish', [], 0],
+      ['write', ['MODEL_STEP'], 1],
+    ]);
+  });
+
+  it('reports a failed late write to the store, since nobody awaits it', async () => {
+    await journal.finish(FINISH);
+    store.failNext = true;
+    journal.event('TOOL', 'TOOL_FINISHED');
+    await settle();
+    expect(store.lateFailures).toEqual([new Error('write failed')]);
+  });
+
+  it.each([
+    ['nothing is pending', false, 5000, false],
+    ['the oldest row is younger than the limit', true, 999, false],
+    ['the oldest row is exactly at the limit', true, 1000, true],
+    ['the oldest row is older than the limit', true, 5000, true],
+  ])('flushOlderThan writes only when it pays: %s', async (_name, pending, ageMs, writes) => {
+    if (pending) journal.event('TOOL', 'TOOL_STARTED');
+    await journal.flushOlderThan(1000, performance.now() + ageMs);
+    expect(store.writes).toHaveLength(writes ? 1 : 0);
+  });
+});

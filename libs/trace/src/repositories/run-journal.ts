@@ -1,0 +1,182 @@
+import type { ContentSource } from '../entities/agent-reasoning-audit.entity';
+import type { Intent } from '../entities/diagnosis-run.entity';
+import type { TraceDetails } from '../entities/diagnosis-trace-event.entity';
+import type { ToolInvocationEntity } from '../entities/tool-invocation.entity';
+import { boundDetails } from './bounded-details';
+import type { FinishRun } from './run.repository';
+
+export const TIMELINE_PHASES = [
+  'RUN',
+  'ROUTING',
+  'AGENT',
+  'TOOL',
+  'EVIDENCE',
+  'SEMANTIC',
+  'RELEASE',
+  'BUDGET',
+] as const;
+export type TimelinePhase = (typeof TIMELINE_PHASES)[number];
+
+/** Bounded metadata of one model call (agent_step); the run is the journal's. */
+export interface ModelStepRecord {
+  stepIndex: number;
+  role: string;
+  attempt: number;
+  status: 'OK' | 'ERROR';
+  errorCode: string | null;
+  finishReason: string | null;
+  toolCallCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** The restricted text of one model step (agent_reasoning_audit), sealed when it is written. */
+export interface ReasoningAuditRecord {
+  contentSource: ContentSource;
+  reasoningContent: string | null;
+  assistantText: string | null;
+}
+
+/** The durable, bounded audit of one tool call (tool_invocation); the run is the journal's. */
+export type ToolInvocationRecord = Omit<ToolInvocationEntity, 'id' | 'runId'>;
+
+export interface JournalEvent {
+  phase: TimelinePhase;
+  eventType: string;
+  details: TraceDetails | null;
+  /** performance.now() when it happened: the row's created_at is the database clock minus its age. */
+  at: number;
+}
+
+/** Everything recorded since the last write, in the order it happened. */
+export interface JournalBatch {
+  events: JournalEvent[];
+  steps: { step: ModelStepRecord; audit: ReasoningAuditRecord }[];
+  invocations: ToolInvocationRecord[];
+  /** The routed intent, once routing has decided it. */
+  intent: Intent | null;
+  /** The first budget limit the run hit (later ones are its consequences). */
+  budgetExhausted: string | null;
+}
+
+/** Where a journal's batches go: one transaction per write (RunJournalRepository). */
+export interface JournalStore {
+  write(runId: string, batch: JournalBatch): Promise<void>;
+  /** The batch and the run's terminal state in one transaction; false when the run had already left RUNNING. */
+  finish(runId: string, batch: JournalBatch, finish: FinishRun): Promise<boolean>;
+  /** A write of rows recorded after the terminal one failed; nobody is waiting for it any more. */
+  lateWriteFailed(runId: string, error: unknown): void;
+}
+
+/**
+ * The trace rows of one run that are not written yet: timeline events, model steps with their audit
+ * text, tool invocations and the run row's intent and first budget limit. Recording only appends in
+ * memory; `flush()` writes everything pending in one transaction (one multi-row INSERT per table) at the
+ * run's phase boundaries, and `finish()` writes the rest together with the terminal state, so "persist,
+ * then announce" covers every row. Writes of one run are serialised, so timeline ids keep the order
+ * events happened in. A batch whose write fails is dropped and the error goes to the caller (it ends
+ * the run): it never stands between the run and its terminal state. Rows recorded after `finish()` —
+ * the last step of a model or tool call that a cancellation interrupted, which ends after the run did —
+ * are written on their own at once, as each row was before journals. Owned by the run's RunContext;
+ * never shared between runs.
+ */
+export class RunJournal {
+  private batch = emptyBatch();
+  private writing: Promise<unknown> = Promise.resolve();
+  private finished = false;
+  private lateWriteScheduled = false;
+  /** performance.now() of the oldest row not yet taken for a write. */
+  private oldestPending: number | null = null;
+
+  constructor(
+    readonly runId: string,
+    private readonly store: JournalStore,
+  ) {}
+
+  event(phase: TimelinePhase, eventType: string, details?: TraceDetails): void {
+    this.batch.events.push({ phase, eventType, details: boundDetails(details), at: performance.now() });
+    this.afterRecord();
+  }
+
+  modelStep(step: ModelStepRecord, audit: ReasoningAuditRecord): void {
+    this.batch.steps.push({ step, audit });
+    this.afterRecord();
+  }
+
+  toolInvocation(invocation: ToolInvocationRecord): void {
+    this.batch.invocations.push(invocation);
+    this.afterRecord();
+  }
+
+  setIntent(intent: Intent): void {
+    this.batch.intent = intent;
+    this.afterRecord();
+  }
+
+  budgetExhausted(limit: string): void {
+    this.batch.budgetExhausted ??= limit;
+    this.afterRecord();
+  }
+
+  /** Writes what is pending (no round trip when nothing is); resolves once it is committed. */
+  flush(): Promise<void> {
+    return this.serialise(async () => {
+      const batch = this.take();
+      if (!isEmpty(batch)) await this.store.write(this.runId, batch);
+    });
+  }
+
+  /** Flushes only when the oldest pending row is at least `maxAgeMs` old: live progress at a bounded cost. */
+  flushOlderThan(maxAgeMs: number, now = performance.now()): Promise<void> {
+    if (this.oldestPending === null || now - this.oldestPending < maxAgeMs) return Promise.resolve();
+    return this.flush();
+  }
+
+  /** Writes what is pending with the run's terminal state; false when the run had already left RUNNING. */
+  finish(finish: FinishRun): Promise<boolean> {
+    if (this.finished) return Promise.reject(new Error('the run journal is already finished'));
+    this.finished = true;
+    return this.serialise(() => this.store.finish(this.runId, this.take(), finish));
+  }
+
+  /** After the terminal write, what a call records together (a step and its event) goes out in one write. */
+  private afterRecord(): void {
+    this.oldestPending ??= performance.now();
+    if (!this.finished || this.lateWriteScheduled) return;
+    this.lateWriteScheduled = true;
+    queueMicrotask(() => {
+      this.lateWriteScheduled = false;
+      this.flush().catch((error: unknown) => this.store.lateWriteFailed(this.runId, error));
+    });
+  }
+
+  private serialise<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.writing.then(write);
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  private take(): JournalBatch {
+    const batch = this.batch;
+    this.batch = emptyBatch();
+    this.oldestPending = null;
+    return batch;
+  }
+}
+
+function emptyBatch(): JournalBatch {
+  return { events: [], steps: [], invocations: [], intent: null, budgetExhausted: null };
+}
+
+function isEmpty(batch: JournalBatch): boolean {
+  return (
+    batch.events.length === 0 &&
+    batch.steps.length === 0 &&
+    batch.invocations.length === 0 &&
+    batch.intent === null &&
+    batch.budgetExhausted === null
+  );
+}
