@@ -100,20 +100,25 @@ export class ChatApplicationUseCase {
       query: request.query,
       ownerKeyDigest: request.ownerKeyDigest,
     });
-    const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
-    const started = Date.now();
-    let ending: Ending;
     try {
-      stream.metadata(sessionId, runId);
-      ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: request.query.length });
-      ending = await this.execute(ctx, request.query, continued, stream);
-    } catch (error) {
-      ending = this.failed(ctx, error, stream);
+      const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
+      const started = Date.now();
+      let ending: Ending;
+      try {
+        stream.metadata(sessionId, runId);
+        ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: request.query.length });
+        ending = await this.execute(ctx, request.query, continued, stream);
+      } catch (error) {
+        ending = this.failed(ctx, error, stream);
+      } finally {
+        ctx.close();
+      }
+      if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
+      else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
     } finally {
-      ctx.close();
+      // Stored or not, this replica is done with the run; an unstored end is closed once its lease runs out.
+      this.runs.releaseRun(runId);
     }
-    if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
-    else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
   }
 
   private async execute(

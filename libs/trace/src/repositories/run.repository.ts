@@ -70,6 +70,12 @@ export class RunRepository {
        VALUES (?, ?, ?, 'RUNNING', ?, NOW(3) + INTERVAL ? MICROSECOND)`,
       [runId, sessionId, query, this.owner.id, this.config.runLease.leaseMs * 1000],
     );
+    this.owner.adopt(runId);
+  }
+
+  /** This replica no longer executes the run: its lease is no longer renewed (see RunOwner). */
+  releaseRun(runId: string): void {
+    this.owner.release(runId);
   }
 
   findSession(sessionId: string): Promise<ChatSessionEntity | null> {

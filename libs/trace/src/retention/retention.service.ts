@@ -51,32 +51,37 @@ export class RetentionService {
     };
   }
 
-  /** Extends the lease of every run this replica still has RUNNING: one statement per heartbeat. */
+  /** Extends the lease of every run this replica is still executing: one statement per heartbeat. */
   async renewOwnLeases(): Promise<number> {
+    const executing = this.owner.executingRuns();
+    if (executing.length === 0) return 0;
     const { leaseMs } = this.config.runLease;
     const result = await this.runs
       .createQueryBuilder()
       .update()
       .set({ leaseExpiresAt: () => `NOW(3) + INTERVAL ${leaseMs * 1000} MICROSECOND` })
-      .where('owner_id = :owner AND status = :running', { owner: this.owner.id, running: 'RUNNING' })
+      .where('run_id IN (:...executing) AND owner_id = :owner AND status = :running', {
+        executing,
+        owner: this.owner.id,
+        running: 'RUNNING',
+      })
       .execute();
     return result.affected ?? 0;
   }
 
   /**
-   * Closes the RUNNING runs of replicas whose lease ran out (they crashed or lost the database) as
-   * FAILED/ABANDONED. The update is conditional on RUNNING, so of two replicas sweeping at once and the
-   * owner finishing late, exactly one writes the terminal state. This replica's own runs are left to it.
+   * Closes the RUNNING runs whose lease ran out as FAILED/ABANDONED: a crashed replica's, or one this
+   * replica stopped executing without storing its end (its lease is no longer renewed). The runs this
+   * replica is executing were renewed just before, in the same heartbeat. The update is conditional on
+   * RUNNING, so of two replicas sweeping at once and the owner finishing late, exactly one writes the
+   * terminal state.
    */
   async closeExpiredLeases(now = new Date()): Promise<number> {
     const result = await this.runs
       .createQueryBuilder()
       .update()
       .set({ status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now })
-      .where('status = :running AND lease_expires_at < NOW(3) AND owner_id <> :owner', {
-        running: 'RUNNING',
-        owner: this.owner.id,
-      })
+      .where('status = :running AND lease_expires_at < NOW(3)', { running: 'RUNNING' })
       .execute();
     return result.affected ?? 0;
   }
