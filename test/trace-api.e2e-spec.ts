@@ -1,5 +1,6 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RetentionService } from '@app/trace';
+import { TIMELINE_EVENTS, TimelinePhase } from '../libs/trace/src/repositories/run-journal';
 import { RunningApp, startApp } from './support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED } from './support/diagnosis-scripts';
 import { postChat } from './support/sse-client';
@@ -84,6 +85,10 @@ describe('trace and reasoning-audit APIs', () => {
         'RUN_FINISHED',
       ]),
     );
+    // Every stored event is one of its phase's closed set (what the OpenAPI document publishes).
+    for (const event of trace.timeline as { phase: TimelinePhase; event_type: string }[]) {
+      expect(TIMELINE_EVENTS[event.phase] as readonly string[]).toContain(event.event_type);
+    }
     expect(response.text).not.toMatch(
       /REASONING-MARKER|HikariPool-1 - Connection|evidence supports the analysis|1\. check order-service logs/,
     );

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { CONTENT_SOURCES } from '../entities/agent-reasoning-audit.entity';
 import { INTENTS, RUN_STATUSES } from '../entities/diagnosis-run.entity';
+import { TIMELINE_EVENTS, TIMELINE_PHASES } from '../repositories/run-journal';
 
 const NULLABLE_INT = { type: Number, nullable: true } as const;
 const NULLABLE_STRING = { type: String, nullable: true } as const;
@@ -72,8 +73,8 @@ export class ToolInvocationDto {
 }
 
 export class TimelineEventDto {
-  @ApiProperty() phase!: string;
-  @ApiProperty() event_type!: string;
+  @ApiProperty({ enum: TIMELINE_PHASES }) phase!: string;
+  @ApiProperty({ enum: [...new Set(Object.values(TIMELINE_EVENTS).flat())] }) event_type!: string;
   @ApiProperty(SCALAR_MAP) details!: Record<string, string | number | boolean | null> | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) at!: string | null;
 }

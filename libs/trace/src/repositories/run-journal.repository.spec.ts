@@ -153,32 +153,32 @@ describe('journalInserts', () => {
   });
 
   it('puts several rows of a table in one statement, in the order they were recorded', () => {
-    const events = ['A', 'B', 'C'].map((eventType, i) => ({
-      phase: 'RUN' as const,
+    const events = (['ROUTED', 'MODEL_STEP', 'ATTEMPT'] as const).map((eventType, i) => ({
+      phase: 'ROUTING' as const,
       eventType,
       details: null,
       at: i,
     }));
     const [statement] = journalInserts('r-1', batch({ events }), cipher, 10);
     expect(statement.sql.match(/\(\?, \?, \?, \?, NOW\(3\) - INTERVAL \? MICROSECOND\)/g)).toHaveLength(3);
-    expect(statement.params.filter((_value, i) => i % 5 === 2)).toEqual(['A', 'B', 'C']);
+    expect(statement.params.filter((_value, i) => i % 5 === 2)).toEqual(['ROUTED', 'MODEL_STEP', 'ATTEMPT']);
   });
 
   it('dates each event back by how long ago it happened (whole milliseconds, never negative)', () => {
     const events = [
-      { phase: 'RUN' as const, eventType: 'OLD', details: { n: 1 }, at: 1000.4 },
-      { phase: 'RUN' as const, eventType: 'FUTURE', details: null, at: 3000 },
+      { phase: 'RUN' as const, eventType: 'RUN_STARTED' as const, details: { n: 1 }, at: 1000.4 },
+      { phase: 'RUN' as const, eventType: 'RUN_FINISHED' as const, details: null, at: 3000 },
     ];
     const [statement] = journalInserts('r-1', batch({ events }), cipher, 2500);
     expect(statement.params).toEqual([
       'r-1',
       'RUN',
-      'OLD',
+      'RUN_STARTED',
       '{"n":1}',
       1_500_000,
       'r-1',
       'RUN',
-      'FUTURE',
+      'RUN_FINISHED',
       null,
       0,
     ]);

@@ -204,7 +204,7 @@ export class RunJournalRepository implements JournalStore {
               ...batch.events,
               {
                 phase: 'RUN' as const,
-                eventType: 'RUN_FINISHED',
+                eventType: 'RUN_FINISHED' as const,
                 details: { status: finish.status },
                 at: performance.now(),
               },

@@ -97,25 +97,28 @@ describe('RunJournal', () => {
   });
 
   it('serialises writes: a flush started while another runs writes after it, with what came since', async () => {
-    journal.event('RUN', 'A');
+    journal.event('AGENT', 'AGENT_STARTED');
     const first = journal.flush();
-    journal.event('RUN', 'B');
+    journal.event('AGENT', 'MODEL_STEP');
     const second = journal.flush();
     await Promise.all([first, second]);
-    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['A', 'B']]);
-    journal.event('RUN', 'C');
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['AGENT_STARTED', 'MODEL_STEP']]);
+    journal.event('AGENT', 'AGENT_FINISHED');
     await journal.flush();
-    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['A', 'B'], ['C']]);
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([
+      ['AGENT_STARTED', 'MODEL_STEP'],
+      ['AGENT_FINISHED'],
+    ]);
   });
 
   it('drops a batch whose write failed and hands the error to the caller; later writes go on', async () => {
-    journal.event('RUN', 'LOST');
+    journal.event('AGENT', 'AGENT_STARTED');
     store.failNext = true;
     await expect(journal.flush()).rejects.toThrow('write failed');
-    journal.event('RUN', 'KEPT');
+    journal.event('AGENT', 'AGENT_FINISHED');
     await expect(journal.finish(FINISH)).resolves.toBe(true);
     expect(store.writes).toEqual([{ kind: 'finish', batch: expect.objectContaining({}) }]);
-    expect(eventTypes(store.writes[0].batch)).toEqual(['KEPT']);
+    expect(eventTypes(store.writes[0].batch)).toEqual(['AGENT_FINISHED']);
   });
 
   it.each([

@@ -17,6 +17,26 @@ export const TIMELINE_PHASES = [
 ] as const;
 export type TimelinePhase = (typeof TIMELINE_PHASES)[number];
 
+/** The closed set of timeline events, per phase; the trace API and the web UI show these names. */
+export const TIMELINE_EVENTS = {
+  RUN: ['RUN_STARTED', 'RUN_FINISHED'],
+  ROUTING: ['ROUTED', 'MODEL_STEP', 'ATTEMPT'],
+  AGENT: ['AGENT_STARTED', 'AGENT_FINISHED', 'MODEL_STEP', 'ATTEMPT'],
+  TOOL: ['TOOL_STARTED', 'TOOL_FINISHED', 'ATTEMPT'],
+  EVIDENCE: ['EVIDENCE_CHECKED', 'MODEL_STEP', 'ATTEMPT'],
+  SEMANTIC: [
+    'SEMANTIC_SKIPPED',
+    'SEMANTIC_VERDICT',
+    'KNOWLEDGE_REVIEW_SKIPPED',
+    'KNOWLEDGE_VERDICT',
+    'MODEL_STEP',
+    'ATTEMPT',
+  ],
+  RELEASE: ['RELEASED', 'FALLBACK', 'RELEASE_CHECK_FAILED', 'KNOWLEDGE_ANSWERED', 'KNOWLEDGE_UNAVAILABLE'],
+  BUDGET: ['BUDGET_EXHAUSTED'],
+} as const satisfies Record<TimelinePhase, readonly string[]>;
+export type TimelineEvent<P extends TimelinePhase = TimelinePhase> = (typeof TIMELINE_EVENTS)[P][number];
+
 /** Bounded metadata of one model call (agent_step); the run is the journal's. */
 export interface ModelStepRecord {
   stepIndex: number;
@@ -43,13 +63,16 @@ export interface ReasoningAuditRecord {
 /** The durable, bounded audit of one tool call (tool_invocation); the run is the journal's. */
 export type ToolInvocationRecord = Omit<ToolInvocationEntity, 'id' | 'runId'>;
 
-export interface JournalEvent {
-  phase: TimelinePhase;
-  eventType: string;
-  details: TraceDetails | null;
-  /** performance.now() when it happened: the row's created_at is the database clock minus its age. */
-  at: number;
-}
+/** One timeline event as recorded: its event name is one of its phase's. */
+export type JournalEvent = {
+  [P in TimelinePhase]: {
+    phase: P;
+    eventType: TimelineEvent<P>;
+    details: TraceDetails | null;
+    /** performance.now() when it happened: the row's created_at is the database clock minus its age. */
+    at: number;
+  };
+}[TimelinePhase];
 
 /** Everything recorded since the last write, in the order it happened. */
 export interface JournalBatch {
@@ -96,8 +119,13 @@ export class RunJournal {
     private readonly store: JournalStore,
   ) {}
 
-  event(phase: TimelinePhase, eventType: string, details?: TraceDetails): void {
-    this.batch.events.push({ phase, eventType, details: boundDetails(details), at: performance.now() });
+  event<P extends TimelinePhase>(phase: P, eventType: TimelineEvent<P>, details?: TraceDetails): void {
+    this.batch.events.push({
+      phase,
+      eventType,
+      details: boundDetails(details),
+      at: performance.now(),
+    } as JournalEvent);
     this.afterRecord();
   }
 
