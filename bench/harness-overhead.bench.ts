@@ -22,7 +22,8 @@ import { mean, reportBench } from './support/bench-results';
 
 /**
  * The same scripted ReAct run (3 tool calls, 200 ms per model call on the stub LLM) through a bare
- * createReactAgent and through the Harness (gateway, boundary, Redis records, MySQL audit rows).
+ * createReactAgent and through the Harness (gateway, boundary, Redis records, and the run journal's
+ * MySQL rows written at the end of the loop, as the diagnosis agent does).
  */
 const MODEL_LATENCY_MS = 200;
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 10);
@@ -136,6 +137,8 @@ async function main(): Promise<void> {
         { messages: [new HumanMessage('order-123 payment times out')] },
         { signal: ctx.signal },
       );
+      // The agent loop's trace rows are written when it ends, as DiagnosisAgent does: timed with it.
+      await ctx.journal.flush();
     } finally {
       ctx.close();
     }
