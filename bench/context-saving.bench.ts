@@ -1,5 +1,4 @@
-import { LogRawResponse, LogSourcePort, LogTopic, projectLogs } from '@app/tools';
-import { loadHarnessConfig } from '@app/harness';
+import { LogRawResponse, LogSourcePort, LogTopic, projectLogs, queryLogsConfig } from '@app/tools';
 import { MockLogSource } from '../libs/tools/src/logs/mock-log-source';
 import { reportBench } from './support/bench-results';
 
@@ -16,7 +15,7 @@ const QUERIES: { topic: LogTopic; query: string; lookback: number }[] = [
 ];
 
 async function main(): Promise<void> {
-  const limits = loadHarnessConfig().logs;
+  const limits = queryLogsConfig();
   const source: LogSourcePort = new MockLogSource();
   const end = new Date();
   let rawBytes = 0;

@@ -2,8 +2,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { loadHarnessConfig } from '@app/harness';
-import { projectLogs } from '@app/tools';
+import { projectLogs, queryLogsConfig } from '@app/tools';
 import { JsonlLogSource } from '../libs/tools/src/logs/jsonl-log-source';
 import { reportBench } from './support/bench-results';
 
@@ -60,7 +59,7 @@ async function main(): Promise<void> {
       fields: { timestamp: 'timestamp', level: 'level', service: 'service', message: 'message' },
       maxMatches: 200_000,
     });
-    const limits = loadHarnessConfig().logs;
+    const limits = queryLogsConfig();
     const figures: Record<string, number | string> = { file_mb: bytes / 1024 / 1024, lines };
     for (const [label, query, minutes] of [
       ['selective_24h', 'HikariPool connection timed out', 24 * 60],

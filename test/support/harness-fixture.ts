@@ -10,7 +10,14 @@ import {
   redisConfig,
   RunContext,
 } from '@app/harness';
-import { loadMysqlToolsConfig, toolsConfig } from '@app/tools';
+import {
+  loadMysqlToolsConfig,
+  lookupKnowledgeConfig,
+  queryLogsConfig,
+  queryMysqlConfig,
+  toolsConfig,
+} from '@app/tools';
+import { withEnv } from './app-under-test';
 import { RunJournalRepository, RunRepository } from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
@@ -26,7 +33,7 @@ export interface HarnessFixture {
  * the LLM pointed at a fresh stub server.
  */
 export interface FixtureOptions {
-  /** HARNESS_* values for this fixture only. */
+  /** HARNESS_* values for this fixture only (also the built-in tools' HARNESS_RAG/LOGS/MYSQL_* limits). */
   harnessEnv?: Record<string, string>;
   redis?: Partial<ReturnType<typeof redisConfig>>;
   /** LLM_* variables for this fixture only (knobs, per-role max tokens). */
@@ -50,6 +57,13 @@ export async function createHarnessFixture(options: FixtureOptions = {}): Promis
     )
     .overrideProvider(harnessConfig.KEY)
     .useValue(loadHarnessConfig({ ...process.env, ...options.harnessEnv }))
+    // The built-in tools' limits keep their HARNESS_ key names but are the tools' own config slices.
+    .overrideProvider(queryMysqlConfig.KEY)
+    .useValue(await withEnv(options.harnessEnv ?? {}, async () => queryMysqlConfig()))
+    .overrideProvider(queryLogsConfig.KEY)
+    .useValue(await withEnv(options.harnessEnv ?? {}, async () => queryLogsConfig()))
+    .overrideProvider(lookupKnowledgeConfig.KEY)
+    .useValue(await withEnv(options.harnessEnv ?? {}, async () => lookupKnowledgeConfig()))
     .overrideProvider(llmConfig.KEY)
     .useValue(
       loadLlmConfig({

@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AnyHarnessTool, harnessConfig, HarnessConfig, ToolCatalog } from '@app/harness';
+import { AnyHarnessTool, ToolCatalog } from '@app/harness';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
+import { lookupKnowledgeConfig, LookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { lookupKnowledgeTool } from './knowledge/lookup-knowledge.tool';
 import { LogSourcePort } from './logs/log-source.port';
+import { queryLogsConfig, QueryLogsConfig } from './logs/query-logs.config';
 import { queryLogsTool } from './logs/query-logs.tool';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
+import { queryMysqlConfig, QueryMysqlConfig } from './mysql/query-mysql.config';
 import { queryMysqlTool } from './mysql/query-mysql.tool';
 
 /**
@@ -20,16 +23,18 @@ export class EvidenceTools {
 
   constructor(
     @Inject(toolsConfig.KEY) tools: ToolsConfig,
-    @Inject(harnessConfig.KEY) harness: HarnessConfig,
+    @Inject(lookupKnowledgeConfig.KEY) knowledgeLimits: LookupKnowledgeConfig,
+    @Inject(queryLogsConfig.KEY) logLimits: QueryLogsConfig,
+    @Inject(queryMysqlConfig.KEY) mysqlLimits: QueryMysqlConfig,
     knowledge: KnowledgeSearchPort,
     @Inject(LogSourcePort) logs: LogSourcePort | null,
     executor: MysqlQueryExecutor,
     catalog: ToolCatalog,
   ) {
-    this.lookupKnowledge = lookupKnowledgeTool(knowledge, harness.rag);
+    this.lookupKnowledge = lookupKnowledgeTool(knowledge, knowledgeLimits);
     const replayNow = tools.logs.backend === 'jsonl' ? tools.logs.now : null;
-    this.queryLogs = logs ? queryLogsTool(logs, harness.logs, replayNow ? () => replayNow : undefined) : null;
-    this.queryMysql = queryMysqlTool(tools.mysqlDataSources, executor, harness.mysql);
+    this.queryLogs = logs ? queryLogsTool(logs, logLimits, replayNow ? () => replayNow : undefined) : null;
+    this.queryMysql = queryMysqlTool(tools.mysqlDataSources, executor, mysqlLimits);
     for (const tool of [this.lookupKnowledge, this.queryLogs, this.queryMysql])
       if (tool) catalog.register(tool);
   }

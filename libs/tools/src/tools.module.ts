@@ -1,7 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { MulterModule } from '@nestjs/platform-express';
-import { harnessConfig, HarnessModule } from '@app/harness';
+import { HarnessModule } from '@app/harness';
 import { KnowledgeRepository, TraceModule } from '@app/trace';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { DocumentsController } from './documents/documents.controller';
@@ -9,16 +9,21 @@ import { DocumentsService } from './documents/documents.service';
 import { EvidenceTools } from './evidence-tools';
 import { EmbeddedKnowledgeSearch } from './knowledge/embedded-knowledge-search';
 import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
+import { lookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 import { LogSourcePort } from './logs/log-source.port';
 import { JsonlLogSource } from './logs/jsonl-log-source';
 import { MockLogSource } from './logs/mock-log-source';
+import { queryLogsConfig } from './logs/query-logs.config';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
+import { queryMysqlConfig } from './mysql/query-mysql.config';
 
 @Module({
   imports: [
     ConfigModule.forFeature(toolsConfig),
-    ConfigModule.forFeature(harnessConfig),
+    ConfigModule.forFeature(lookupKnowledgeConfig),
+    ConfigModule.forFeature(queryLogsConfig),
+    ConfigModule.forFeature(queryMysqlConfig),
     HarnessModule,
     TraceModule,
     MulterModule.registerAsync({

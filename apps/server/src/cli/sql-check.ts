@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadHarnessConfig } from '@app/harness';
-import { checkSql, loadMysqlToolsConfig, MysqlDataSourceConfig } from '@app/tools';
+import { checkSql, loadMysqlToolsConfig, MysqlDataSourceConfig, queryMysqlConfig } from '@app/tools';
 
 /**
  * `npm run -s sql-check -- --config FILE --data-source ID (--sql "..." [--params '[..]'] | --batch FILE)`
@@ -74,7 +73,7 @@ function main(): number {
   const source = sources.find((candidate) => candidate.id === values['data-source']);
   if (!source)
     throw new UsageError(`data source ${values['data-source']} is not defined in ${values.config}`);
-  const { maxRows } = loadHarnessConfig().mysql;
+  const { maxRows } = queryMysqlConfig();
 
   if (values.sql !== undefined) {
     let params: unknown[] = [];

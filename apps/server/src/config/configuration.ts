@@ -2,7 +2,7 @@ import { authConfig } from '@app/auth';
 import { chatConfig } from '@app/chat';
 import { ConfigValidationError } from '@app/config';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
-import { toolsConfig } from '@app/tools';
+import { lookupKnowledgeConfig, queryLogsConfig, queryMysqlConfig, toolsConfig } from '@app/tools';
 import { databaseConfig, traceConfig } from '@app/trace';
 import { appConfig } from './app.config';
 
@@ -15,6 +15,9 @@ export const CONFIG_NAMESPACES = [
   llmConfig,
   harnessConfig,
   toolsConfig,
+  lookupKnowledgeConfig,
+  queryLogsConfig,
+  queryMysqlConfig,
   chatConfig,
   traceConfig,
 ];

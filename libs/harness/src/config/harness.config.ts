@@ -60,25 +60,6 @@ export class HarnessEnv {
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
   @IsInt() @Min(4 * KB) @Max(512 * MB) HARNESS_EVIDENCE_MAX_RUN_BYTES: number = 5 * MB;
 
-  // lookup_knowledge projection
-  @IsInt() @Min(1) @Max(50) HARNESS_RAG_MAX_EVIDENCE: number = 5;
-  @IsInt() @Min(50) @Max(20_000) HARNESS_RAG_MAX_EXCERPT_CHARS: number = 800;
-  @IsInt() @Min(100) @Max(200_000) HARNESS_RAG_MAX_TOTAL_CHARS: number = 4000;
-
-  // query_logs projection
-  @IsInt() @Min(1) @Max(200) HARNESS_LOGS_MAX_PATTERNS: number = 10;
-  @IsInt() @Min(0) @Max(500) HARNESS_LOGS_MAX_EVENTS: number = 10;
-  @IsInt() @Min(40) @Max(20_000) HARNESS_LOGS_MAX_MESSAGE_CHARS: number = 300;
-  @IsInt() @Min(100) @Max(200_000) HARNESS_LOGS_MAX_TOTAL_CHARS: number = 6000;
-  @IsInt() @Min(1) @Max(10_080) HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES: number = 30;
-  @IsInt() @Min(1) @Max(10_080) HARNESS_LOGS_MAX_LOOKBACK_MINUTES: number = 1440;
-
-  // query_mysql execution and projection
-  @IsInt() @Min(1) @Max(10_000) HARNESS_MYSQL_MAX_ROWS: number = 50;
-  @IsInt() @Min(16) @Max(100_000) HARNESS_MYSQL_MAX_CELL_CHARS: number = 256;
-  @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_MYSQL_MAX_TOTAL_BYTES: number = 16 * KB;
-  @IsInt() @Min(100) @Max(600_000) HARNESS_MYSQL_QUERY_TIMEOUT_MS: number = 5000;
-
   // previous_turn (seed §4.6)
   @IsInt() @Min(50) @Max(20_000) HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS: number = 1000;
   @IsInt() @Min(0) @Max(50) HARNESS_PREVIOUS_TURN_MAX_SOURCE_DOCUMENTS: number = 5;
@@ -127,9 +108,6 @@ function checkRelations(env: HarnessEnv): void {
   }
   if (env.HARNESS_AGENT_MAX_CALLS_PER_TOOL > env.HARNESS_AGENT_MAX_TOOL_CALLS) {
     problems.push('HARNESS_AGENT_MAX_CALLS_PER_TOOL must not exceed HARNESS_AGENT_MAX_TOOL_CALLS');
-  }
-  if (env.HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES > env.HARNESS_LOGS_MAX_LOOKBACK_MINUTES) {
-    problems.push('HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES must not exceed HARNESS_LOGS_MAX_LOOKBACK_MINUTES');
   }
   if (env.HARNESS_SEMANTIC_CALL_TIMEOUT_MS > env.HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS) {
     problems.push('HARNESS_SEMANTIC_CALL_TIMEOUT_MS must not exceed HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS');
@@ -194,25 +172,6 @@ export function loadHarnessConfig(source: Record<string, string | undefined> = p
       maxRecordBytes: env.HARNESS_EVIDENCE_MAX_RECORD_BYTES,
       maxAgentResultBytes: env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES,
       maxRunBytes: env.HARNESS_EVIDENCE_MAX_RUN_BYTES,
-    },
-    rag: {
-      maxEvidence: env.HARNESS_RAG_MAX_EVIDENCE,
-      maxExcerptChars: env.HARNESS_RAG_MAX_EXCERPT_CHARS,
-      maxTotalChars: env.HARNESS_RAG_MAX_TOTAL_CHARS,
-    },
-    logs: {
-      maxPatterns: env.HARNESS_LOGS_MAX_PATTERNS,
-      maxEvents: env.HARNESS_LOGS_MAX_EVENTS,
-      maxMessageChars: env.HARNESS_LOGS_MAX_MESSAGE_CHARS,
-      maxTotalChars: env.HARNESS_LOGS_MAX_TOTAL_CHARS,
-      defaultLookbackMinutes: env.HARNESS_LOGS_DEFAULT_LOOKBACK_MINUTES,
-      maxLookbackMinutes: env.HARNESS_LOGS_MAX_LOOKBACK_MINUTES,
-    },
-    mysql: {
-      maxRows: env.HARNESS_MYSQL_MAX_ROWS,
-      maxCellChars: env.HARNESS_MYSQL_MAX_CELL_CHARS,
-      maxTotalBytes: env.HARNESS_MYSQL_MAX_TOTAL_BYTES,
-      queryTimeoutMs: env.HARNESS_MYSQL_QUERY_TIMEOUT_MS,
     },
     previousTurn: {
       maxFieldChars: env.HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS,

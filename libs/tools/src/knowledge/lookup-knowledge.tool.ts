@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import type { HarnessConfig, HarnessToolDefinition } from '@app/harness';
+import type { HarnessToolDefinition } from '@app/harness';
 import { postProcessKnowledge } from './knowledge-evidence-post-processor';
 import { KnowledgeSearchPort } from './knowledge-search.port';
 import { KnowledgeRawResponse, projectRagResult } from './rag-result-projector';
+import type { LookupKnowledgeConfig } from './lookup-knowledge.config';
 
 /**
  * Also the chat's query limit: a KNOWLEDGE_QUERY passes the user's query to this tool unchanged, so a
@@ -26,7 +27,7 @@ export const LOOKUP_KNOWLEDGE_DESCRIPTION = [
 /** The lookup_knowledge evidence tool: search port -> post-processor -> RagResultProjector. */
 export function lookupKnowledgeTool(
   search: KnowledgeSearchPort,
-  limits: HarnessConfig['rag'],
+  limits: LookupKnowledgeConfig,
 ): HarnessToolDefinition<LookupKnowledgeArgs, KnowledgeRawResponse> {
   return {
     name: 'lookup_knowledge',

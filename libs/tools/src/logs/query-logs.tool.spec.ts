@@ -1,6 +1,6 @@
-import type { HarnessConfig } from '@app/harness';
 import { LogSourcePort } from './log-source.port';
 import { queryLogsTool } from './query-logs.tool';
+import type { QueryLogsConfig } from './query-logs.config';
 
 describe('queryLogsTool description', () => {
   it.each([
@@ -10,7 +10,7 @@ describe('queryLogsTool description', () => {
     const limits = {
       defaultLookbackMinutes: defaultMinutes,
       maxLookbackMinutes: maxMinutes,
-    } as HarnessConfig['logs'];
+    } as QueryLogsConfig;
     const { description } = queryLogsTool({} as LogSourcePort, limits);
     expect(description).toContain('Topics: APPLICATION, ACCESS, DATABASE.');
     expect(description).toContain(`lookback_minutes: default ${defaultMinutes}, at most ${maxMinutes}.`);
@@ -23,7 +23,7 @@ describe('queryLogsTool self-description', () => {
     {
       defaultLookbackMinutes: 30,
       maxLookbackMinutes: 60,
-    } as HarnessConfig['logs'],
+    } as QueryLogsConfig,
   );
 
   it.each<[string, unknown, string | undefined]>([

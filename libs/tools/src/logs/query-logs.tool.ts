@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { HarnessConfig, HarnessToolDefinition } from '@app/harness';
+import type { HarnessToolDefinition } from '@app/harness';
 import { argOf, asRecord } from '../projection/record-fields';
 import { LOG_TOPICS, LogRawResponse, LogSourcePort } from './log-source.port';
 import { projectLogs } from './query-logs-result-projector';
+import type { QueryLogsConfig } from './query-logs.config';
 
-export function queryLogsSchema(limits: HarnessConfig['logs']) {
+export function queryLogsSchema(limits: QueryLogsConfig) {
   return z.object({
     topic: z
       .enum(LOG_TOPICS)
@@ -38,7 +39,7 @@ const DESCRIPTION = [
 /** The query_logs evidence tool (seed §8): the log source port -> QueryLogsResultProjector. */
 export function queryLogsTool(
   source: LogSourcePort,
-  limits: HarnessConfig['logs'],
+  limits: QueryLogsConfig,
   now: () => Date = () => new Date(),
 ): HarnessToolDefinition<QueryLogsArgs, LogRawResponse> {
   return {

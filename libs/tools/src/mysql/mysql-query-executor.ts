@@ -8,9 +8,10 @@ import {
   PoolConnection,
   RowDataPacket,
 } from 'mysql2/promise';
-import { harnessConfig, HarnessConfig, ToolFailure } from '@app/harness';
+import { ToolFailure } from '@app/harness';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import type { MysqlRawResponse } from './mysql-result-projector';
+import { queryMysqlConfig, QueryMysqlConfig } from './query-mysql.config';
 
 /** MySQL and MariaDB error numbers of an interrupted or timed-out statement. */
 const INTERRUPTED = new Set([1317, 1969, 3024]);
@@ -69,8 +70,8 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
   private readonly restricted = new WeakSet<CoreConnection>();
   private readonly timeoutMs: number;
 
-  constructor(@Inject(harnessConfig.KEY) config: HarnessConfig) {
-    this.timeoutMs = config.mysql.queryTimeoutMs;
+  constructor(@Inject(queryMysqlConfig.KEY) config: QueryMysqlConfig) {
+    this.timeoutMs = config.queryTimeoutMs;
   }
 
   async run(

@@ -1,13 +1,13 @@
-import type { HarnessConfig } from '@app/harness';
 import { MysqlQueryExecutor } from './mysql-query-executor';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import { queryMysqlTool } from './query-mysql.tool';
+import type { QueryMysqlConfig } from './query-mysql.config';
 
 describe('queryMysqlTool self-description', () => {
   const tool = queryMysqlTool(
     [{ id: 'order_readonly', schemas: new Map() } as unknown as MysqlDataSourceConfig],
     {} as MysqlQueryExecutor,
-    {} as HarnessConfig['mysql'],
+    {} as QueryMysqlConfig,
   );
 
   it.each<[string, unknown, string | undefined]>([

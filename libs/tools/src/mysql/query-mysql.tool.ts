@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { HarnessConfig, HarnessToolDefinition, ToolFailure } from '@app/harness';
+import { HarnessToolDefinition, ToolFailure } from '@app/harness';
 import { argOf, asRecord } from '../projection/record-fields';
 import { describeAllowlist } from './allowlist-description';
 import { MysqlQueryExecutor } from './mysql-query-executor';
 import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import { checkSql, MAX_SQL_LENGTH } from './sql-policy';
+import type { QueryMysqlConfig } from './query-mysql.config';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -34,7 +35,7 @@ const DESCRIPTION = [
 export function queryMysqlTool(
   sources: readonly MysqlDataSourceConfig[],
   executor: MysqlQueryExecutor,
-  limits: HarnessConfig['mysql'],
+  limits: QueryMysqlConfig,
 ): HarnessToolDefinition<QueryMysqlArgs, MysqlRawResponse> {
   const byId = new Map(sources.map((source) => [source.id, source]));
   return {

@@ -1,0 +1,25 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { IsInt, Max, Min } from 'class-validator';
+import { validateEnv } from '@app/config';
+
+const KB = 1024;
+const MB = 1024 * KB;
+
+/** query_mysql's execution and projection limits (the key names keep their published HARNESS_ prefix). */
+export class QueryMysqlEnv {
+  @IsInt() @Min(1) @Max(10_000) HARNESS_MYSQL_MAX_ROWS: number = 50;
+  @IsInt() @Min(16) @Max(100_000) HARNESS_MYSQL_MAX_CELL_CHARS: number = 256;
+  @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_MYSQL_MAX_TOTAL_BYTES: number = 16 * KB;
+  @IsInt() @Min(100) @Max(600_000) HARNESS_MYSQL_QUERY_TIMEOUT_MS: number = 5000;
+}
+
+export const queryMysqlConfig = registerAs('queryMysql', () => {
+  const env = validateEnv(QueryMysqlEnv);
+  return {
+    maxRows: env.HARNESS_MYSQL_MAX_ROWS,
+    maxCellChars: env.HARNESS_MYSQL_MAX_CELL_CHARS,
+    maxTotalBytes: env.HARNESS_MYSQL_MAX_TOTAL_BYTES,
+    queryTimeoutMs: env.HARNESS_MYSQL_QUERY_TIMEOUT_MS,
+  };
+});
+export type QueryMysqlConfig = ConfigType<typeof queryMysqlConfig>;
