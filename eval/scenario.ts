@@ -40,6 +40,7 @@ export interface Scenario {
   spec: ScenarioSpec;
   runbooks: string[];
   logsDir: string;
+  /** The rows loaded into its business tables: the shared `background.sql`, then its own `business.sql`. */
   businessSql: string;
   /** The scripted stub-LLM run that solves it (stub script format), for oracle mode. */
   oracle: unknown;
@@ -68,7 +69,10 @@ export function loadScenario(directory: string, name: string): Scenario {
     spec: parsed.data,
     runbooks,
     logsDir: join(root, 'logs'),
-    businessSql: existsSync(join(root, 'business.sql')) ? read('business.sql') : '',
+    businessSql: [join(directory, 'background.sql'), join(root, 'business.sql')]
+      .filter((file) => existsSync(file))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n'),
     oracle: JSON.parse(read('oracle.json')) as unknown,
   };
 }

@@ -301,6 +301,8 @@ describe('the committed scenarios', () => {
       expect(
         sqlStatements(scenario.businessSql).every((statement) => /^INSERT INTO \w+/.test(statement)),
       ).toBe(true);
+      // The shared background traffic comes first, whatever the scenario adds.
+      expect(sqlStatements(scenario.businessSql)[0]).toMatch(/^INSERT INTO user_account /);
     },
   );
 });

@@ -16,7 +16,10 @@ describe('npm run eval (oracle mode)', () => {
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('prints the table for every scenario and scores 100 %', async () => {
-    const scenarios = readdirSync('eval/scenarios').sort();
+    const scenarios = readdirSync('eval/scenarios', { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
     const { stdout } = await run(process.execPath, ['dist/eval/run-eval.js', '--out', out], {
       env: { ...process.env, EVAL_CONCURRENCY: '3' },
       maxBuffer: 16 * 1024 * 1024,

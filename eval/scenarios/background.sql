@@ -1,4 +1,5 @@
--- Rows of the shared eval business schema (biz_order, payment_record) for this scenario.
+-- Background rows every scenario starts from (loaded before its own business.sql): users and normal
+-- orders and payments, so a cause is never the only data in the tables.
 INSERT INTO user_account (user_id, email, phone, password_hash) VALUES
   ('u-1', 'user1@example.com', '13800000001', '$2b$10$hash1'),
   ('u-2', 'user2@example.com', '13800000002', '$2b$10$hash2'),
