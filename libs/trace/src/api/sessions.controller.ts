@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
-import { SessionListDto, SessionsQueryDto } from './sessions.dto';
+import { PageQueryDto, SessionListDto } from './sessions.dto';
 
 /** The calling key's own sessions, so a client can pick one instead of pasting its id. */
 @ApiTags('trace')
@@ -15,7 +15,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Sessions created by the calling API key, newest run first' })
   @ApiOkResponse({ type: SessionListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or offset' })
-  async list(@Query() query: SessionsQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
+  async list(@Query() query: PageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
     const { sessions, total } = await this.runs.listOwnedSessions(caller.keyDigest, limit, offset);

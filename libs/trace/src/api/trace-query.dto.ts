@@ -1,10 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { PageQueryDto } from './sessions.dto';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export class TraceQueryDto {
+export class TraceQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description: 'One run of the session; omitted, the session’s runs are listed newest first.',
   })
@@ -12,21 +12,6 @@ export class TraceQueryDto {
   @IsString()
   @Matches(RUN_ID, { message: 'runId must be 1-64 characters of A-Z, a-z, 0-9, _ or -' })
   runId?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
 }
 
 export class ReasoningQueryDto {
