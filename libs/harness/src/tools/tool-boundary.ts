@@ -390,31 +390,44 @@ export class ToolBoundary {
     return outcome === rejection ? failed : errorResult(toolCallId, outcome);
   }
 
-  /** Runs the tool under the run's signal and a per-call timeout; a tool that ignores the signal is left behind. */
+  /**
+   * Runs the tool under the run's signal and a per-call timeout; a tool that ignores the signal is left
+   * behind. When the run's deadline comes no later than the tool's own timeout, the timer is the
+   * deadline's, so its firing means DEADLINE_EXCEEDED whichever of the two timers the event loop serves
+   * first. Everything attached to the run's long-lived signal is detached when the call ends: a listener
+   * left there would keep the call (and through it the whole agent graph) alive until the run ends.
+   */
   private async run<Args extends Record<string, unknown>, Raw>(
     ctx: RunContext,
     tool: HarnessToolDefinition<Args, Raw>,
     args: Args,
   ): Promise<Raw> {
-    const timeout = AbortSignal.timeout(
-      Math.max(1, Math.min(this.config.agent.toolCallTimeoutMs, ctx.remainingMs())),
-    );
-    const signal = AbortSignal.any([ctx.signal, timeout]);
+    const remainingMs = ctx.remainingMs();
+    const toolTimeoutMs = this.config.agent.toolCallTimeoutMs;
+    const deadlineFirst = remainingMs <= toolTimeoutMs;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let onRunStop: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
-      // A busy event loop can fire the tool's timer before the run's: past the deadline, it is the deadline.
-      const onAbort = () =>
-        reject(
-          ctx.signal.aborted
-            ? ctx.signal.reason
-            : ctx.remainingMs() === 0
-              ? new RunDeadlineExceeded()
-              : new ToolTimeout(),
-        );
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      const stop = (reason: unknown) => {
+        controller.abort(reason);
+        reject(reason);
+      };
+      onRunStop = () => stop(ctx.signal.reason);
+      if (ctx.signal.aborted) return onRunStop();
+      ctx.signal.addEventListener('abort', onRunStop, { once: true });
+      timer = setTimeout(
+        () => stop(deadlineFirst ? new RunDeadlineExceeded() : new ToolTimeout()),
+        Math.max(1, Math.min(toolTimeoutMs, remainingMs)),
+      );
     });
     stopped.catch(() => undefined);
-    return Promise.race([tool.execute(args, signal, ctx), stopped]);
+    try {
+      return await Promise.race([tool.execute(args, controller.signal, ctx), stopped]);
+    } finally {
+      clearTimeout(timer);
+      if (onRunStop) ctx.signal.removeEventListener('abort', onRunStop);
+    }
   }
 
   private async storeOrReject(write: () => Promise<StoreOutcome>): Promise<StoreOutcome | Rejection> {
