@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import {
   BoundaryResult,
   InvocationStore,
@@ -186,6 +187,41 @@ describe('ToolBoundary error codes (service tier: real Redis and MySQL, no HTTP)
       status: 'ERROR',
       error_code: code,
     });
+    ctx.close();
+  });
+
+  // The deadline (100 ms) comes before the tool's own timeout (300 ms): the outcome is the deadline's by
+  // rule, whichever timer the event loop serves first.
+  it('a call whose timer is bounded by the deadline always ends DEADLINE_EXCEEDED', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const ctx = await startTestRun(fixture, { timeoutMs: 60 + 10 * i });
+        const boundary = fixture.app.get(ToolBoundary);
+        const outcome = await boundary
+          .execute(ctx, slowTool(10_000, { ...idle }), `call_race_${i}`, ARGS)
+          .then(
+            () => 'completed',
+            (error: unknown) => (error instanceof RunDeadlineExceeded ? 'DEADLINE_EXCEEDED' : String(error)),
+          );
+        ctx.close();
+        return outcome;
+      }),
+    );
+    expect(outcomes).toEqual(Array(8).fill('DEADLINE_EXCEEDED'));
+  });
+
+  // A listener left on the run's signal keeps the call, and through it the agent graph, alive until the
+  // run ends: a long-running service then grows with every tool call it has served.
+  it.each([
+    ['a completed call', () => fakeLogTool()],
+    ['a failed call', () => fakeLogTool({ execute: () => Promise.reject(new Error('boom')) })],
+    ['a timed-out call', () => slowTool(10_000, { ...idle })],
+  ] as const)('%s leaves no listener on the run signal', async (_, tool) => {
+    const ctx = await startTestRun(fixture);
+    const before = getEventListeners(ctx.signal, 'abort').length;
+    const boundary = fixture.app.get(ToolBoundary);
+    for (let i = 0; i < 3; i++) await boundary.execute(ctx, tool(), `call_listener_${i}`, ARGS);
+    expect(getEventListeners(ctx.signal, 'abort')).toHaveLength(before);
     ctx.close();
   });
 });
