@@ -1,5 +1,12 @@
-import { parser } from '@prometheus-io/lezer-promql';
+import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
+import type { LRParser } from '@lezer/lr';
+
+/*
+ * The package declares "type": "module" for its typings but ships a CommonJS build, which is what this
+ * CommonJS service loads; typed through @lezer/lr's CommonJS declarations so the node types agree.
+ */
+const { parser } = createRequire(__filename)('@prometheus-io/lezer-promql') as { parser: LRParser };
 
 /** Strict: a syntax error throws instead of being repaired into an error node. */
 const strictParser = parser.configure({ strict: true });
