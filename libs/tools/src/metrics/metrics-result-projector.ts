@@ -152,7 +152,8 @@ export function projectMetrics(
       series = all.slice(0, limits.maxProjectedSeries);
       break;
     }
-    default:
+    case 'scalar':
+    case 'string':
       seriesCount = 1;
       series = [
         {

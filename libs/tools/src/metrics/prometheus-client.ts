@@ -109,7 +109,8 @@ function countSamples(data: PrometheusData): { series: number; samples: number }
       };
     case 'vector':
       return { series: data.result.length, samples: data.result.length };
-    default:
+    case 'scalar':
+    case 'string':
       return { series: 1, samples: 1 };
   }
 }
