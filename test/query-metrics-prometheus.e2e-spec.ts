@@ -141,7 +141,7 @@ describe('query_metrics on a real Prometheus', () => {
     const raw = ready!.raw_response as { data: { resultType: string; result: { values: unknown[] }[] } };
     expect(raw.data.resultType).toBe('matrix');
     expect(raw.data.result[0].values.length).toBeGreaterThan(100);
-    const series = (ready!.agent_result as { series: Record<string, unknown>[] }).series;
+    const series = (ready!.agent_result as unknown as { series: Record<string, unknown>[] }).series;
     expect(series).toHaveLength(1);
     expect(series[0]).toMatchObject({
       labels: { service: 'order-service', instance: '[REDACTED]' },
