@@ -53,6 +53,7 @@ export class McpServerConnection {
       client.onclose = () => {
         if (this.client === client) {
           this.client = null;
+          this.lastAttempt = Date.now();
           this.logger.warn(
             'MCP server connection closed; its tools answer MCP_SERVER_UNAVAILABLE until it reconnects',
           );
