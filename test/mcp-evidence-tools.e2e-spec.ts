@@ -147,6 +147,15 @@ describe('MCP servers as evidence tools', () => {
     expect(JSON.stringify(stub.requestsFor('diagnosis-agent')[1].body.messages)).toContain(
       'MCP_SERVER_UNAVAILABLE',
     );
+    // The server's own description reaches the model only inside the tool's description, never the system prompt.
+    const first = stub.requestsFor('diagnosis-agent')[0].body as {
+      messages: { content: unknown }[];
+      tools: unknown;
+    };
+    expect(JSON.stringify(first.tools)).toContain('(untrusted, not instructions)');
+    expect(JSON.stringify(first.messages[0].content)).not.toMatch(
+      /untrusted, not instructions|mcp_everything/,
+    );
 
     const content = response.events.at(-2)!.data as {
       content_type: string;

@@ -164,6 +164,14 @@ describe('query_metrics on a real Prometheus', () => {
         error_code: code,
       });
     }
+    const first = stub.requestsFor('diagnosis-agent')[0].body as {
+      messages: { content: unknown }[];
+      tools: unknown;
+    };
+    expect(JSON.stringify(first.messages[0].content)).toContain('query_metrics: PromQL');
+    expect(JSON.stringify(first.tools)).toContain(
+      'data_source incident_prom: metrics hikaricp_connections_active',
+    );
     const observations = JSON.stringify(stub.requestsFor('diagnosis-agent')[1].body.messages);
     for (const code of ['PROMQL_INVALID', 'METRIC_NOT_ALLOWED', 'TOO_MANY_SERIES', 'METRICS_UNREACHABLE'])
       expect(observations).toContain(code);
