@@ -24,10 +24,11 @@ function childPidWith(marker: string): number {
 }
 
 /**
- * Issue 30: MCP servers as evidence tools. The reference "everything" server runs over stdio twice;
- * its allowlisted read-only tools become evidence tools through the Harness boundary, a diagnosis cites
- * one of them, an argument outside the server's input schema is refused before the call, and a server
- * that vanished mid-life ends as a Tool ERROR, not a crash.
+ * Issue 30: MCP servers as evidence tools. The reference "everything" server runs over stdio three
+ * times; its allowlisted read-only tools become evidence tools through the Harness boundary, a diagnosis
+ * cites one of them, an argument outside the server's input schema is refused before the call, a call
+ * past the server's timeout ends as MCP_TIMEOUT, and a server that vanished mid-life ends as a Tool
+ * ERROR, not a crash.
  */
 describe('MCP servers as evidence tools', () => {
   const stub = new StubLlmServer();
@@ -38,10 +39,10 @@ describe('MCP servers as evidence tools', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'mcp-tools-'));
     const config = join(directory, 'mcp-tools.yaml');
-    const server = (marker: string, tools: string[]) => [
+    const server = (marker: string, tools: string[], timeoutMs = 5000) => [
       `        command: ${JSON.stringify(process.execPath)}`,
       `        args: [${JSON.stringify(EVERYTHING)}, stdio, ${marker}]`,
-      '        timeout-ms: 5000',
+      `        timeout-ms: ${timeoutMs}`,
       `        tools: [${tools.join(', ')}]`,
     ];
     writeFileSync(
@@ -58,6 +59,8 @@ describe('MCP servers as evidence tools', () => {
         ]),
         '      flaky:',
         ...server('mcp-e2e-flaky', ['echo']),
+        '      slow:',
+        ...server('mcp-e2e-slow', ['trigger-long-running-operation'], 500),
         '',
       ].join('\n'),
     );
@@ -81,7 +84,7 @@ describe('MCP servers as evidence tools', () => {
     );
     // The server marks this one as writing; a tool it does not list is not invented.
     expect(names).not.toContain('mcp_everything_toggle-simulated-logging');
-    expect(names.filter((name) => name.startsWith('mcp_'))).toHaveLength(2);
+    expect(names.filter((name) => name.startsWith('mcp_'))).toHaveLength(3);
     const description = app.get(ToolCatalog).get('mcp_everything_get-structured-content')!.description;
     expect(description).toMatch(
       /^Read-only evidence tool get-structured-content of the MCP server everything\./,
@@ -109,6 +112,11 @@ describe('MCP servers as evidence tools', () => {
                 arguments: { location: 'Paris' },
               },
               { id: 'call_mcp_gone', name: 'mcp_flaky_echo', arguments: { message: 'are you there' } },
+              {
+                id: 'call_mcp_slow',
+                name: 'mcp_slow_trigger-long-running-operation',
+                arguments: { duration: 5, steps: 1 },
+              },
             ],
           },
           { content: draftJson({ cite: ['call_mcp_1'] }) },
@@ -139,6 +147,10 @@ describe('MCP servers as evidence tools', () => {
     expect(await store.get(runId, 'call_mcp_bad')).toMatchObject({
       status: 'ERROR',
       error_code: 'INVALID_ARGUMENTS',
+    });
+    expect(await store.get(runId, 'call_mcp_slow')).toMatchObject({
+      status: 'ERROR',
+      error_code: 'MCP_TIMEOUT',
     });
     expect(await store.get(runId, 'call_mcp_gone')).toMatchObject({
       status: 'ERROR',
