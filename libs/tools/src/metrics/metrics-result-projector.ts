@@ -77,30 +77,27 @@ export function summarizeRange(
     .map(([time, text]) => ({ time, value: numberOf(text) }))
     .filter((point): point is { time: number; value: number } => point.value !== null);
   const values = points.map((point) => point.value);
-  const changes: ChangePoint[] = [];
-  for (let i = 1; i < points.length; i += 1) {
-    const delta = points[i].value - points[i - 1].value;
-    if (delta !== 0)
-      changes.push({
-        at: isoOf(points[i].time),
-        from: round(points[i - 1].value),
-        to: round(points[i].value),
-        delta: round(delta),
-      });
-  }
-  const largest = changes
-    .map((change, index) => ({ change, index }))
-    .sort((a, b) => Math.abs(b.change.delta) - Math.abs(a.change.delta) || a.index - b.index)
+  // Rank the jumps as plain numbers; only the few kept become objects with times.
+  const jumps: number[] = [];
+  for (let i = 1; i < points.length; i += 1) if (points[i].value !== points[i - 1].value) jumps.push(i);
+  const largest: ChangePoint[] = jumps
+    .map((index) => ({ index, size: Math.abs(points[index].value - points[index - 1].value) }))
+    .sort((a, b) => b.size - a.size || a.index - b.index)
     .slice(0, limits.changePoints)
     .sort((a, b) => a.index - b.index)
-    .map(({ change }) => change);
+    .map(({ index }) => ({
+      at: isoOf(points[index].time),
+      from: round(points[index - 1].value),
+      to: round(points[index].value),
+      delta: round(points[index].value - points[index - 1].value),
+    }));
   const summary: RangeSeriesSummary = {
     labels,
     samples: samples.length,
     first: values.length ? round(values[0]) : null,
     last: values.length ? round(values[values.length - 1]) : null,
-    min: values.length ? round(Math.min(...values)) : null,
-    max: values.length ? round(Math.max(...values)) : null,
+    min: values.length ? round(values.reduce((a, b) => Math.min(a, b))) : null,
+    max: values.length ? round(values.reduce((a, b) => Math.max(a, b))) : null,
     mean: values.length ? round(values.reduce((sum, value) => sum + value, 0) / values.length) : null,
     change_points: largest,
     trend: trendOf(values, limits.trendPoints),
