@@ -3,6 +3,8 @@ export { toolsConfig } from './config/tools.config';
 export { lookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 export { queryLogsConfig } from './logs/query-logs.config';
 export { queryMysqlConfig } from './mysql/query-mysql.config';
+export { queryMetricsConfig } from './metrics/query-metrics.config';
+export { mcpToolsConfig } from './mcp/mcp-tools.config';
 export { loadMysqlToolsConfig, parseMysqlToolsConfig } from './mysql/mysql-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';

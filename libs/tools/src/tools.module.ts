@@ -15,6 +15,8 @@ import { LogSourcePort } from './logs/log-source.port';
 import { JsonlLogSource } from './logs/jsonl-log-source';
 import { MockLogSource } from './logs/mock-log-source';
 import { queryLogsConfig } from './logs/query-logs.config';
+import { McpToolsModule } from './mcp/mcp-tools.module';
+import { QueryMetricsModule } from './metrics/query-metrics.module';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
 import { queryMysqlConfig } from './mysql/query-mysql.config';
 
@@ -26,6 +28,8 @@ import { queryMysqlConfig } from './mysql/query-mysql.config';
     ConfigModule.forFeature(queryMysqlConfig),
     HarnessModule,
     TraceModule,
+    QueryMetricsModule,
+    McpToolsModule,
     MulterModule.registerAsync({
       imports: [ConfigModule.forFeature(toolsConfig)],
       inject: [toolsConfig.KEY],

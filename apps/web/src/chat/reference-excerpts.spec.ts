@@ -37,6 +37,36 @@ describe('excerptsOf', () => {
       ],
     ],
     [
+      'metric series with their figures, trend and largest changes',
+      reference('OTHER', [
+        {
+          labels: { __name__: 'hikaricp_connections_active', service: 'order', instance: '[REDACTED]' },
+          samples: 120,
+          min: 3,
+          max: 10,
+          mean: 5.3,
+          last: 10,
+          change_points: [{ at: 't1', from: 3, to: 10, delta: 7 }],
+          trend: [3, 3, 10, 10],
+        },
+        { not: 'a series' },
+      ]),
+      [
+        {
+          kind: 'series',
+          name: 'hikaricp_connections_active{service=order, instance=[REDACTED]}',
+          figures: [
+            ['min', '3'],
+            ['max', '10'],
+            ['mean', '5.3'],
+            ['last', '10'],
+          ],
+          trend: [3, 3, 10, 10],
+          changes: ['t1: 3 → 10'],
+        },
+      ],
+    ],
+    [
       'MySQL rows as table cells in column order, null as empty',
       reference('MYSQL', {
         columns: ['id', 'status'],

@@ -6,7 +6,14 @@ export type ReferenceExcerpt =
   | { kind: 'log-pattern'; level: string; service: string; count: number; example: string; lastSeen: string }
   | { kind: 'log-event'; timestamp: string; level: string; service: string; message: string }
   | { kind: 'table'; columns: string[]; rows: string[][]; hiddenRows: number }
-  | { kind: 'fields'; fields: [string, string][] };
+  | { kind: 'fields'; fields: [string, string][] }
+  | {
+      kind: 'series';
+      name: string;
+      figures: [string, string][];
+      trend: number[];
+      changes: string[];
+    };
 
 type Fields = Record<string, unknown>;
 
@@ -15,6 +22,27 @@ const isFields = (value: unknown): value is Fields =>
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const text = (value: unknown): string =>
   value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+
+const figure = (value: unknown) => (typeof value === 'number' ? String(value) : '–');
+
+/** A metric series as query_metrics reports it: labels, figures, change points and a short trend. */
+function seriesOf(item: Fields): ReferenceExcerpt | null {
+  if (!isFields(item.labels) || !Array.isArray(item.trend)) return null;
+  const labels = Object.entries(item.labels);
+  const metric = labels.find(([name]) => name === '__name__')?.[1];
+  const rest = labels
+    .filter(([name]) => name !== '__name__')
+    .map(([name, value]) => `${name}=${text(value)}`);
+  return {
+    kind: 'series',
+    name: `${metric ? text(metric) : ''}${rest.length > 0 ? `{${rest.join(', ')}}` : ''}` || 'series',
+    figures: (['min', 'max', 'mean', 'last'] as const).map((key) => [key, figure(item[key])]),
+    trend: item.trend.filter((value): value is number => typeof value === 'number' && Number.isFinite(value)),
+    changes: list(item.change_points)
+      .filter(isFields)
+      .map((change) => `${text(change.at)}: ${figure(change.from)} → ${figure(change.to)}`),
+  };
+}
 
 /** At most `maxItems` excerpts (and `maxRows` table rows) per reference, so a long report stays readable. */
 export function excerptsOf(reference: Reference, maxItems = 5, maxRows = 5): ReferenceExcerpt[] {
@@ -68,6 +96,13 @@ export function excerptsOf(reference: Reference, maxItems = 5, maxRows = 5): Ref
       ];
     }
     case 'OTHER':
+      if (Array.isArray(values)) {
+        return values
+          .filter(isFields)
+          .map(seriesOf)
+          .filter((excerpt): excerpt is ReferenceExcerpt => excerpt !== null)
+          .slice(0, maxItems);
+      }
       return isFields(values)
         ? [
             {

@@ -2,6 +2,27 @@ import type { Reference } from '../api/contracts';
 import { TableScroll } from '../ui/feedback';
 import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
 
+/** A small line of the series' trend; the figures beside it carry the numbers for screen readers. */
+function Sparkline({ values }: { values: number[] }) {
+  if (values.length < 2) return null;
+  const min = Math.min(...values);
+  const span = Math.max(...values) - min || 1;
+  const points = values
+    .map((value, index) => `${(index / (values.length - 1)) * 100},${22 - ((value - min) / span) * 20}`)
+    .join(' ');
+  return (
+    <svg class="sparkline" viewBox="0 0 100 24" preserveAspectRatio="none" aria-hidden="true">
+      <polyline
+        points={points}
+        fill="none"
+        stroke="currentColor"
+        stroke-width="1.5"
+        vector-effect="non-scaling-stroke"
+      />
+    </svg>
+  );
+}
+
 export const referenceAnchor = (prefix: string, referenceId: number) => `${prefix}-ref-${referenceId}`;
 
 function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
@@ -57,6 +78,24 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
           </table>
           {excerpt.hiddenRows > 0 && <p class="hint">and {excerpt.hiddenRows} more rows</p>}
         </TableScroll>
+      );
+    case 'series':
+      return (
+        <figure class="excerpt series">
+          <figcaption>
+            <code>{excerpt.name}</code>
+          </figcaption>
+          <Sparkline values={excerpt.trend} />
+          <dl class="fields">
+            {excerpt.figures.map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          {excerpt.changes.length > 0 && <p class="hint">largest changes: {excerpt.changes.join('; ')}</p>}
+        </figure>
       );
     case 'fields':
       return (
