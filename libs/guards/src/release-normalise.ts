@@ -33,7 +33,9 @@ const NAMED_ENTITIES: Record<string, string> = {
   vert: '|',
 };
 
+// Removing lone joiners and variation selectors is the point here, so the class holds them on purpose.
 const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
 
 function decodeEntities(text: string): string {

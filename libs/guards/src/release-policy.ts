@@ -150,7 +150,7 @@ export function argumentFreeScope(
     }
     case 'KNOWLEDGE':
       return `${Array.isArray(evidence.values) ? evidence.values.length : 0} documents`;
-    default:
+    case 'OTHER':
       return '';
   }
 }
