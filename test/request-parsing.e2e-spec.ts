@@ -57,6 +57,20 @@ describe('request parsing errors and credentials in URLs', () => {
       'request content encoding is not supported; send identity, gzip or deflate',
     ],
     [
+      'a br content encoding on a plain body',
+      { ...json, 'content-encoding': 'br' },
+      '{"query":"hi"}',
+      400,
+      'request body does not match its Content-Encoding',
+    ],
+    [
+      'a deflate content encoding on a plain body',
+      { ...json, 'content-encoding': 'deflate' },
+      '{"query":"hi"}',
+      400,
+      'request body does not match its Content-Encoding',
+    ],
+    [
       'JSON nested too deep',
       json,
       nested(5000),

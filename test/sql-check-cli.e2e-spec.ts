@@ -47,9 +47,13 @@ describe('sql-check CLI (built)', () => {
   it.each([
     ['alias-shadowing', 30, 5],
     ['ansi-quotes', 15, 1],
-    ['time-window', 3, 14],
+    ['time-window', 2, 14],
     ['collate', 7, 1],
     ['complexity', 7, 3],
+    ['quoted-function', 4, 0],
+    ['cross-join', 7, 2],
+    ['scalar-functions', 0, 8],
+    ['column-case', 0, 1],
   ])('%s: refuses every attack (%d) and allows the legitimate statements (%d)', (name, refused, allowed) => {
     const entries = corpus.filter((entry) => entry.class === name);
     expect(entries.filter((entry) => entry.expect !== 'ALLOWED')).toHaveLength(refused);

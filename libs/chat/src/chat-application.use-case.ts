@@ -14,7 +14,7 @@ import {
   textOf,
   ToolBoundary,
 } from '@app/harness';
-import { KnowledgeGuard } from '@app/guards';
+import { findReleaseViolations, KnowledgeGuard } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { FinishRun, RunRepository } from '@app/trace';
 import {
@@ -63,6 +63,11 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
     '知识库暂时无法检索，请稍后重试 / The knowledge base could not be searched; please try again later.',
   INTERNAL_ERROR: '处理请求时出现内部错误 / An internal error occurred.',
 };
+
+/** What SYSTEM_CHAT answers when the model's reply fails the release checks: fixed text, never model output. */
+export const SYSTEM_CHAT_CAPABILITIES =
+  '我是 SuperBiz 故障诊断助手：可以基于已验证的证据诊断故障，并从内部知识库回答问题。 / ' +
+  'I am the SuperBiz diagnosis assistant: I diagnose faults from verified evidence and answer questions from the internal knowledge base.';
 
 /**
  * One chat request end to end (seed §4.5–4.7): session and run rows, the RunContext, routing, the
@@ -155,7 +160,13 @@ export class ChatApplicationUseCase {
       messages: [new HumanMessage(query)],
     });
     ctx.throwIfStopped();
-    const answer = textOf(reply.content);
+    let answer = textOf(reply.content);
+    // The same deterministic release checks as every other channel that releases model text; nothing is cited.
+    const violations = findReleaseViolations([answer], { documents: [] });
+    if (violations.length > 0) {
+      ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', { violations: violations.join(',') });
+      answer = SYSTEM_CHAT_CAPABILITIES;
+    }
     return {
       terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
       announce: (out) => out.content('SYSTEM_ANSWER', { answer }, 'SUCCESS'),

@@ -8,6 +8,9 @@ export class ChatRequestDto {
     description: 'Continue this session; omitted, a new session starts.',
     pattern: '^[A-Za-z0-9_-]{8,64}$',
   })
+  // Issued ids are lowercase and the database compares them case-insensitively: one canonical form,
+  // so a run is stored and echoed under the id that was issued, not the caller's spelling of it.
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value))
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{8,64}$/, {

@@ -3,6 +3,6 @@ export type { VerifiedSnapshot } from './evidence-rules';
 export { EvidenceGuard } from './evidence-guard';
 export { SemanticGuard } from './semantic-guard';
 export { KnowledgeGuard } from './knowledge-guard';
-export { checkDraftRelease } from './release-checks';
+export { checkDraftRelease, findReleaseViolations } from './release-checks';
 export { fallbackReport, MOCK_SCOPE_NOTE, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType } from './release-policy';

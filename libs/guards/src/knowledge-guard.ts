@@ -49,10 +49,7 @@ export class KnowledgeGuard {
     cited: readonly CitedExcerpt[],
   ): Promise<KnowledgeReview> {
     const documents = cited.flatMap((doc) => [doc.title, doc.excerpt]);
-    const violations = findReleaseViolations([draft.answer, draft.limitations], {
-      texts: documents,
-      documents,
-    });
+    const violations = findReleaseViolations([draft.answer, draft.limitations], { documents });
     if (violations.length > 0) {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: violations.join(','),

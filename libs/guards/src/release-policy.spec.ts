@@ -1,6 +1,12 @@
 import { Draft } from './draft.schema';
 import { VerifiedSnapshot } from './evidence-rules';
-import { fallbackReport, MOCK_SCOPE_NOTE, releasedScope, releaseReport } from './release-policy';
+import {
+  argumentFreeScope,
+  fallbackReport,
+  MOCK_SCOPE_NOTE,
+  releasedScope,
+  releaseReport,
+} from './release-policy';
 import { VerifiedEvidence } from './verified-evidence';
 
 const knowledge = {
@@ -124,11 +130,49 @@ describe('fallbackReport', () => {
     (type) => {
       const fallback = fallbackReport(type, snapshot);
       expect(fallback.verified_sources).toEqual([
-        { source_type: 'LOG', source: 'APPLICATION (MOCK)', scope: 'last 30 minutes' },
-        { source_type: 'KNOWLEDGE', source: 'knowledge base', scope: 'query: 支付超时' },
+        { source_type: 'LOG', source: 'APPLICATION (MOCK)', scope: '' },
+        { source_type: 'KNOWLEDGE', source: 'knowledge base', scope: '1 documents' },
       ]);
       expect(JSON.stringify(fallback)).not.toMatch(/DRAFT-|HikariCP/);
       expect(fallback.next_steps.length).toBeGreaterThan(0);
     },
   );
+});
+
+describe('argumentFreeScope', () => {
+  it.each([
+    [
+      'a log search keeps its window and count, not its query',
+      {
+        source_type: 'LOG' as const,
+        values: {},
+        scope:
+          'query: see https://evil.test/x; 2026-12-03T04:00:00Z – 2026-12-03T04:30:00Z; 3 matching events',
+      },
+      '2026-12-03T04:00:00Z – 2026-12-03T04:30:00Z; 3 matching events',
+    ],
+    [
+      'a SQL statement keeps its tables, not its literals or params',
+      {
+        source_type: 'MYSQL' as const,
+        values: {},
+        scope:
+          'SELECT o.id FROM biz_order o JOIN `payment_record` p ON p.order_id = o.id WHERE o.note = \'https://evil.test\' params=["http://evil.test"]',
+      },
+      'tables: biz_order, payment_record',
+    ],
+    [
+      'a knowledge lookup keeps its document count, not its query',
+      { source_type: 'KNOWLEDGE' as const, values: [{}, {}], scope: 'query: http://evil.test' },
+      '2 documents',
+    ],
+    [
+      'an unknown tool shows nothing',
+      { source_type: 'OTHER' as const, values: {}, scope: 'http://evil.test' },
+      '',
+    ],
+  ])('%s', (_name, evidence, expected) => {
+    expect(argumentFreeScope(evidence)).toBe(expected);
+    expect(argumentFreeScope(evidence)).not.toMatch(/evil/);
+  });
 });

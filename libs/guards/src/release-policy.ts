@@ -127,12 +127,44 @@ export function releaseReport(
   return { report, publishedResult };
 }
 
+const LOG_WINDOW = /; (\S+) – (\S+); (\d+) matching events$/u;
+const TABLE = /\b(?:from|join)\s+[`"]?([A-Za-z_][\w$]*)[`"]?(?:\.[`"]?([A-Za-z_][\w$]*)[`"]?)?/giu;
+
+/**
+ * A fallback's scope without the agent's arguments (a search query or SQL text is model-written and may
+ * carry a planted link): the tables a policy-checked statement read, a log search's window and count, a
+ * knowledge lookup's document count.
+ */
+export function argumentFreeScope(
+  evidence: Pick<VerifiedEvidence, 'source_type' | 'scope' | 'values'>,
+): string {
+  switch (evidence.source_type) {
+    case 'MYSQL': {
+      const sql = evidence.scope.replace(/ params=.*$/su, '');
+      const tables = [...new Set([...sql.matchAll(TABLE)].map((m) => (m[2] ? `${m[1]}.${m[2]}` : m[1])))];
+      return tables.length > 0 ? `tables: ${tables.join(', ')}` : '';
+    }
+    case 'LOG': {
+      const window = LOG_WINDOW.exec(evidence.scope);
+      return window ? `${window[1]} – ${window[2]}; ${window[3]} matching events` : '';
+    }
+    case 'KNOWLEDGE':
+      return `${Array.isArray(evidence.values) ? evidence.values.length : 0} documents`;
+    case 'OTHER':
+      return '';
+  }
+}
+
 /** Any other outcome: the fixed template, listing only verified sources (none after an evidence failure). */
 export function fallbackReport(type: FallbackType, snapshot: VerifiedSnapshot | null): Fallback {
   const sources = type === 'EVIDENCE_VALIDATION_FAILED' || !snapshot ? [] : [...snapshot.cited.values()];
   const seen = new Set<string>();
   const verified_sources = sources
-    .map(({ source_type, source, scope }) => ({ source_type, source, scope }))
+    .map((evidence) => ({
+      source_type: evidence.source_type,
+      source: evidence.source,
+      scope: argumentFreeScope(evidence),
+    }))
     .filter((source) => {
       const key = JSON.stringify(source);
       return seen.has(key) ? false : (seen.add(key), true);

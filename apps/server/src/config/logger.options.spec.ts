@@ -7,6 +7,9 @@ describe('request log', () => {
     ['/api/diagnosis/sessions?api_key=secret-key-123', '/api/diagnosis/sessions?[REDACTED]'],
     ['/api/diagnosis/s1/trace?runId=r1&token=abc', '/api/diagnosis/s1/trace?[REDACTED]'],
     ['/?', '/?[REDACTED]'],
+    ['/api/diagnosis/sessions;api_key=secret-key-123', '/api/diagnosis/sessions;[REDACTED]'],
+    ['/api/diagnosis/sessions%3Bapi_key=secret-key-123/x', '/api/diagnosis/sessions;[REDACTED]/x'],
+    ['/api;token=abc/diagnosis/sessions?x=1', '/api;[REDACTED]/diagnosis/sessions?[REDACTED]'],
   ])('logs %s as %s', (url, logged) => {
     expect(loggedUrl(url)).toBe(logged);
   });

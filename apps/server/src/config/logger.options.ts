@@ -14,10 +14,14 @@ export const REDACTED_PATHS = [
   '*.secret',
 ];
 
-/** The URL as logged: the path only; a query string (which may carry a credential by mistake) is replaced. */
+/**
+ * The URL as logged: a query string (which may carry a credential by mistake) is replaced, and so is
+ * every path-segment parameter (`/sessions;api_key=…`, matrix-style, or `;token=…` anywhere).
+ */
 export function loggedUrl(url: string): string {
   const query = url.indexOf('?');
-  return query < 0 ? url : `${url.slice(0, query)}?[REDACTED]`;
+  const path = (query < 0 ? url : url.slice(0, query)).replace(/(?:;|%3b)[^/]*/giu, ';[REDACTED]');
+  return query < 0 ? path : `${path}?[REDACTED]`;
 }
 
 export function buildLoggerOptions(config: AppConfig): Params {

@@ -17,6 +17,19 @@ describe('parsingErrorOf', () => {
   });
 
   it.each([
+    ['br', 'ERR__ERROR_FORMAT_PADDING_2'],
+    ['deflate', 'Z_DATA_ERROR'],
+    ['gzip', 'Z_BUF_ERROR'],
+  ])('maps a %s body that fails to decode (%s) to 400', (_encoding, code) => {
+    const error = Object.assign(new Error('Decompression failed'), { status: 400, code });
+    const mapped = parsingErrorOf(error);
+    expect(mapped?.getStatus()).toBe(400);
+    expect(mapped?.getResponse()).toMatchObject({
+      message: 'request body does not match its Content-Encoding',
+    });
+  });
+
+  it.each([
     ['a server-side parser misuse', Object.assign(new Error('x'), { type: 'stream.encoding.set' })],
     ['a plain error', new Error('boom')],
     ['a non-error', 'boom'],

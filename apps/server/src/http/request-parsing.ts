@@ -37,8 +37,18 @@ export function parsingErrorOf(exception: unknown): HttpException | null {
     case 'request.size.invalid':
       return new BadRequestException('request body length does not match Content-Length');
     default:
-      return null;
+      return decodingErrorOf(exception);
   }
+}
+
+/** zlib and brotli failure codes: the body does not match its Content-Encoding (e.g. `br` on a plain body). */
+const DECODING_CODES = /^(?:Z_[A-Z_]+|ERR__ERROR_FORMAT_[A-Z0-9_]+|ERR_BROTLI_[A-Z_]+|ERR_ZLIB_[A-Z_]+)$/u;
+
+function decodingErrorOf(exception: unknown): HttpException | null {
+  const code = (exception as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DECODING_CODES.test(code)
+    ? new BadRequestException('request body does not match its Content-Encoding')
+    : null;
 }
 
 /** True when `value` nests objects/arrays more than `max` levels; iterative, so any depth is safe to check. */

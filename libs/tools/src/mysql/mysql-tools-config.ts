@@ -48,8 +48,10 @@ export interface MysqlDataSourceConfig {
 }
 
 /**
- * Aggregates, plus the clock and date arithmetic SREs need for time windows
- * (`created_at >= NOW() - INTERVAL 30 MINUTE`): these read no data beyond their checked arguments.
+ * Aggregates, the clock and date arithmetic SREs need for time windows
+ * (`created_at >= NOW() - INTERVAL 30 MINUTE`), and pure deterministic scalar functions (date parts
+ * and formatting, null handling, rounding, string case/length/substring/concat): these read no data
+ * beyond their checked arguments and have no side effects.
  */
 export const DEFAULT_ALLOWED_FUNCTIONS = [
   'COUNT',
@@ -65,6 +67,48 @@ export const DEFAULT_ALLOWED_FUNCTIONS = [
   'UTC_DATE',
   'DATE_SUB',
   'DATE_ADD',
+  'DATE_FORMAT',
+  'DATE',
+  'TIME',
+  'YEAR',
+  'MONTH',
+  'DAY',
+  'DAYOFMONTH',
+  'DAYOFWEEK',
+  'HOUR',
+  'MINUTE',
+  'SECOND',
+  'TIMESTAMPDIFF',
+  'TIMESTAMPADD',
+  'DATEDIFF',
+  'UNIX_TIMESTAMP',
+  'FROM_UNIXTIME',
+  'IFNULL',
+  'COALESCE',
+  'NULLIF',
+  'IF',
+  'ROUND',
+  'FLOOR',
+  'CEIL',
+  'CEILING',
+  'ABS',
+  'MOD',
+  'CONCAT',
+  'CONCAT_WS',
+  'LOWER',
+  'UPPER',
+  'LCASE',
+  'UCASE',
+  'LENGTH',
+  'CHAR_LENGTH',
+  'SUBSTRING',
+  'SUBSTR',
+  'LEFT',
+  'RIGHT',
+  'TRIM',
+  'LTRIM',
+  'RTRIM',
+  'REPLACE',
 ];
 
 function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {

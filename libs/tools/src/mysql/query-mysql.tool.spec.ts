@@ -22,6 +22,18 @@ describe('queryMysqlTool self-description', () => {
     expect(tool.statusDetail?.(args)).toBe(detail);
   });
 
+  it.each([
+    ['order_readonly', 'order_readonly'],
+    ['<img src=x onerror=alert(1)>', 'other'],
+    ['ORDER_READONLY', 'other'],
+  ])('summarises data_source %j as %j for the trace', (dataSource, shown) => {
+    expect(tool.summarizeArgs({ data_source: dataSource, sql: 'SELECT 1', params: [] })).toEqual({
+      data_source: shown,
+      sql_chars: 8,
+      param_count: 0,
+    });
+  });
+
   it('reads a verified result as a MYSQL reference with the SQL, params and exact rows', () => {
     expect(
       tool.evidenceOf({

@@ -58,7 +58,8 @@ export function queryMysqlTool(
     },
     project: (raw) => projectMysqlResult(raw, limits),
     summarizeArgs: (args) => ({
-      data_source: args.data_source,
+      // Stored and served by the trace API: a configured id or `other`, never the model's text.
+      data_source: byId.has(args.data_source) ? args.data_source : 'other',
       sql_chars: args.sql.length,
       param_count: args.params.length,
     }),

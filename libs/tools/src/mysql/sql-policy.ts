@@ -266,7 +266,23 @@ interface ScopeTable {
   schema: string;
   table: string;
   columns: ReadonlySet<string>;
+  /** Column names as MySQL compares them: case-insensitively. */
+  folded: ReadonlySet<string>;
 }
+
+/** The unit keyword TIMESTAMPDIFF/TIMESTAMPADD take as their first argument (parsed as a bare word). */
+const TIMESTAMP_UNITS = new Set([
+  'MICROSECOND',
+  'SECOND',
+  'MINUTE',
+  'HOUR',
+  'DAY',
+  'WEEK',
+  'MONTH',
+  'QUARTER',
+  'YEAR',
+]);
+const UNIT_FUNCTIONS = new Set(['TIMESTAMPDIFF', 'TIMESTAMPADD']);
 
 type Clause = 'select' | 'where' | 'join' | 'group' | 'having' | 'order';
 
@@ -283,6 +299,12 @@ function functionName(node: Node): string {
     if (name.name.length !== 1 || (isNode(name) && name.schema))
       reject('FUNCTION_NOT_ALLOWED', 'Qualified function names are not allowed.');
     const part = name.name[0] as Node;
+    // `origin` is a keyword function without parentheses (CURRENT_DATE). MariaDB resolves a quoted name (`NOW`()) to a stored function of the schema, not the built-in.
+    if (part.type !== 'default' && part.type !== 'origin')
+      reject(
+        'FUNCTION_NOT_ALLOWED',
+        'Quoted function names are not allowed; write the built-in name unquoted.',
+      );
     return String(part.value ?? '').toUpperCase();
   }
   return String(name ?? '').toUpperCase();
@@ -324,6 +346,7 @@ class SelectChecker {
     }
     for (const column of columns as Node[]) this.expression(column.expr, 'select');
     for (const item of (ast.from as Node[]).slice(1)) this.expression(item.on, 'join');
+    this.checkJoinRelations(ast.from as Node[]);
     if (ast.where) this.expression(ast.where, 'where');
     if (ast.groupby) {
       const group = ast.groupby as Node;
@@ -389,8 +412,57 @@ class SelectChecker {
       // only in case must not resolve differently here and there.
       if (this.scope.some((entry) => entry.alias.toLowerCase() === alias.toLowerCase()))
         reject('AMBIGUOUS_COLUMN', `Table alias ${alias} is used twice.`);
-      this.scope.push({ alias, schema, table, columns: allowed.columns });
+      this.scope.push({
+        alias,
+        schema,
+        table,
+        columns: allowed.columns,
+        folded: new Set([...allowed.columns].map((column) => column.toLowerCase())),
+      });
     });
+  }
+
+  /** After the ON columns are known to be allowlisted: each ON must really relate its table to an earlier one. */
+  private checkJoinRelations(from: Node[]): void {
+    from.slice(1).forEach((item, offset) => {
+      if (!this.relatesJoined(item.on, offset + 1))
+        reject(
+          'JOIN_NOT_ALLOWED',
+          'Each JOIN ... ON must compare a column of the joined table with a column of an earlier table ' +
+            '(ON b.order_id = a.order_id); a condition that never relates them (ON 1 = 1) is a cross join.',
+        );
+    });
+  }
+
+  /** Whether an AND-conjunct of `on` is `joined.col = earlier.col` (either way round). */
+  private relatesJoined(on: unknown, joined: number): boolean {
+    if (!isNode(on) || on.type !== 'binary_expr') return false;
+    const operator = String(on.operator).toUpperCase();
+    if (operator === 'AND')
+      return this.relatesJoined(on.left, joined) || this.relatesJoined(on.right, joined);
+    if (operator !== '=') return false;
+    const left = this.ownerIndex(on.left, joined);
+    const right = this.ownerIndex(on.right, joined);
+    return (
+      (left === joined && right !== null && right < joined) ||
+      (right === joined && left !== null && left < joined)
+    );
+  }
+
+  /** Which of the first `upTo`+1 tables a plain column reference belongs to, or null. */
+  private ownerIndex(node: unknown, upTo: number): number | null {
+    if (!isNode(node) || node.type !== 'column_ref') return null;
+    const column = identifier(node.column)?.toLowerCase();
+    if (!column) return null;
+    const qualifier = identifier(node.table)?.toLowerCase();
+    const candidates = this.scope
+      .slice(0, upTo + 1)
+      .map((entry, index) => ({ entry, index }))
+      .filter(
+        ({ entry }) =>
+          (qualifier ? entry.alias.toLowerCase() === qualifier : true) && entry.folded.has(column),
+      );
+    return candidates.length === 1 ? candidates[0].index : null;
   }
 
   private expression(value: unknown, clause: Clause): void {
@@ -436,8 +508,17 @@ class SelectChecker {
         if (args !== null && args !== undefined) {
           if (!isNode(args) || args.type !== 'expr_list')
             return reject('UNSUPPORTED_SYNTAX', 'Unsupported function arguments.');
+          let list = Array.isArray(args.value) ? (args.value as unknown[]) : [];
+          const [first] = list;
+          if (
+            UNIT_FUNCTIONS.has(name) &&
+            isNode(first) &&
+            first.type === 'origin' &&
+            TIMESTAMP_UNITS.has(String(first.value).toUpperCase())
+          )
+            list = list.slice(1);
           // Arguments first, so EXISTS (SELECT ...) is reported as the subquery it is.
-          this.expression(args.value, clause);
+          this.expression(Array.isArray(args.value) ? list : args.value, clause);
         }
         // The parser reads `NOT (expr)` as a call of NOT: it is the operator, not a function.
         if (!(name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1))
@@ -491,14 +572,14 @@ class SelectChecker {
           `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}; this query's tables are ` +
             `${this.scope.map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`)).join(', ')}.`,
         );
-      if (!entry.columns.has(column))
+      if (!entry.folded.has(column.toLowerCase()))
         reject(
           'COLUMN_NOT_ALLOWED',
           `Column ${entry.table}.${column} is not allowlisted. ${allowedColumnsText([entry])}`,
         );
       return;
     }
-    const owners = this.scope.filter((entry) => entry.columns.has(column));
+    const owners = this.scope.filter((entry) => entry.folded.has(column.toLowerCase()));
     if (owners.length === 1) return;
     if (owners.length > 1)
       reject('AMBIGUOUS_COLUMN', `Column ${column} is ambiguous; qualify it with a table alias.`);

@@ -12,11 +12,13 @@ export class PageQueryDto {
   @Max(100)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  // 1e21 is an integer to JavaScript but not to the database driver: beyond this it is a client error.
+  @Max(Number.MAX_SAFE_INTEGER)
   offset?: number;
 }
 
