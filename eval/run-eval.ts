@@ -16,7 +16,6 @@ import {
   htmlReport,
   markdownTable,
   RunOutcome,
-  ScenarioResult,
   scenarioResult,
   summarize,
 } from './report';

@@ -542,6 +542,9 @@ describe('the committed scenarios', () => {
           turn({
             payload: report({
               conclusion: { text, based_on_analysis_ids: ['a1'] },
+              analysis: [
+                { analysis_id: 'a1', kind: 'NORMAL', text: 'the cited evidence', reference_ids: [1, 2] },
+              ],
               action_plan: [],
               recommendations: [],
             }),

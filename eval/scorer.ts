@@ -81,7 +81,7 @@ export function claimsOf(report: ReportShape): string[] {
 
 /** Where one claim ends and the next begins: punctuation (English and Chinese) and contrasting conjunctions. */
 const CLAUSE_BREAK =
-  /[,;:!?()\[\]\n，；：！？、（）。…]|\.(?=\s|$)|\s(?:but|while|whereas|although|though|yet|because|due to|caused by|as a result of|so|hence|therefore|which)\s|但是|但|然而|不过|而是|而非|因为|由于|导致|所以|因此/giu;
+  /[,;:!?()[\]\n，；：！？、（）。…]|\.(?=\s|$)|\s(?:but|while|whereas|although|though|yet|because|due to|caused by|as a result of|so|hence|therefore|which)\s|但是|但|然而|不过|而是|而非|因为|由于|导致|所以|因此/giu;
 /** A negation before X in the same clause: "not X", "no X", "排除 X", "不是 X", "rather than X". */
 const NEGATION_BEFORE =
   /\b(?:not|no|never|none|neither|nor|without|rather than|instead of|ruled out|excluding|except|unrelated to|nothing to do with|isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|didn'?t)\b|n't\b|排除|不是|并非|并不是|而非|没有|并无|不涉及/iu;
