@@ -105,6 +105,7 @@ describe('specificTokens', () => {
       ],
     ],
     ['look-back windows are not findings', 'errors in the last 22 minutes, 最近 60 分钟', []],
+    ['bounds are not exact findings', 'more than 30000 ms, 延迟超过 45 秒, > 5 s', []],
     ['kebab words without a digit or service part are prose', 'add-to-cart and follow-up', []],
   ])('%s', (_name, text, expected) => {
     expect(specificTokens(text).map((token) => [token.kind, token.text])).toEqual(expected);
@@ -124,6 +125,7 @@ describe('ungroundedTokens', () => {
     ['a percentage', 'the disk was 99.6 % full', []],
     ['an HTTP status', 'inventory-service answered HTTP 503', []],
     ['a product named inside a service name', 'MySQL logged deadlocks', []],
+    ['a product by another name of its family (HikariCP logs as HikariPool)', 'HikariCP and InnoDB', []],
     [
       'an error code the evidence does not hold',
       'MySQL refused connections: ERROR 2003 (HY000)',

@@ -20,6 +20,8 @@ export interface SpecificToken {
   text: string;
   /** Text tokens: what must occur in the evidence (lower case). */
   needle?: string;
+  /** Product names: grounded when the evidence holds a word starting with any of these. */
+  stems?: string[];
   /** Numeric tokens: each number must occur in the evidence, as written or converted to another unit. */
   numbers?: number[][];
 }
@@ -28,7 +30,15 @@ const ERRNO =
   'E(?:CONNREFUSED|CONNRESET|CONNABORTED|TIMEDOUT|NOTFOUND|HOSTUNREACH|NETUNREACH|PIPE|NOSPC|ACCES|PERM|MFILE|ADDRINUSE|AI_AGAIN)';
 /** Infrastructure and product names a diagnosis blames; matched case-insensitively as whole words. */
 const PRODUCTS =
-  'MySQL|MariaDB|InnoDB|Redis|Kafka|RabbitMQ|RocketMQ|Nginx|PostgreSQL|Postgres|MongoDB|Elasticsearch|ZooKeeper|etcd|Memcached|HikariPool|Tomcat|Netty|Dubbo|Nacos|Alipay|WeChat|wechatpay|UnionPay|Stripe|PayPal';
+  'MySQL|MariaDB|InnoDB|HikariCP|Redis|Kafka|RabbitMQ|RocketMQ|Nginx|PostgreSQL|Postgres|MongoDB|Elasticsearch|ZooKeeper|etcd|Memcached|HikariPool|Tomcat|Netty|Dubbo|Nacos|Alipay|WeChat|wechatpay|UnionPay|Stripe|PayPal';
+/** Names of one product family: any of them in the evidence grounds the others (HikariCP logs as HikariPool). */
+const PRODUCT_FAMILIES: readonly string[][] = [
+  ['mysql', 'mariadb', 'innodb'],
+  ['hikaricp', 'hikaripool', 'hikari'],
+  ['postgresql', 'postgres'],
+  ['wechat', 'wechatpay'],
+];
+
 /** Segments that make a kebab-case word a service or host name even without a digit (order-service). */
 const INFRA_SEGMENTS = new Set([
   'service',
@@ -91,8 +101,12 @@ const QUANTITY = new RegExp(
   String.raw`(?<![\w.\-:/])(${NUMBER})(?:\s*(?:-|–|—|~|to|至|到)\s*(${NUMBER}))?\s*(${UNIT_PATTERN})(?![A-Za-z0-9])`,
   'gu',
 );
-/** "last 60 minutes", "最近 30 分钟": the search window the agent chose, not a finding. */
-const WINDOW_BEFORE = /(?:\b(?:last|past|within|over|previous|next)|最近|过去|近)\s*$/iu;
+/**
+ * "last 60 minutes", "最近 30 分钟": the search window the agent chose, not a finding; "more than 30000 ms",
+ * "超过 30 秒": a bound, which the evidence need not hold literally.
+ */
+const WINDOW_BEFORE =
+  /(?:\b(?:last|past|within|over|previous|next|more than|less than|above|below|under|exceeding|at least|at most|up to)|最近|过去|近|超过|大于|小于|低于|高于|不到|[<>≤≥])\s*$/iu;
 
 function unitOf(raw: string): Unit | undefined {
   const lower = raw.toLowerCase();
@@ -148,7 +162,14 @@ export function specificTokens(text: string): SpecificToken[] {
   }
 
   for (const match of text.matchAll(new RegExp(String.raw`\b(?:${PRODUCTS})\b`, 'giu')))
-    textToken('NAME', match[0]);
+    push(tokens, seen, {
+      kind: 'NAME',
+      text: match[0],
+      needle: match[0].toLowerCase(),
+      stems: PRODUCT_FAMILIES.find((family) => family.includes(match[0].toLowerCase())) ?? [
+        match[0].toLowerCase(),
+      ],
+    });
   for (const match of text.matchAll(/\bv?\d+\.\d+\.\d+(?:[-+][\w.]+)?\b/gu))
     push(tokens, seen, {
       kind: 'IDENTIFIER',
@@ -206,6 +227,10 @@ export function isGrounded(token: SpecificToken, evidence: EvidenceIndex): boole
     const holds = (needle: string) =>
       new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, 'u').test(evidence.text);
     if (holds(token.needle) || holds(`v${token.needle}`)) return true;
+    if (
+      token.stems?.some((stem) => new RegExp(`(?<![a-z0-9])${escapeRegExp(stem)}`, 'u').test(evidence.text))
+    )
+      return true;
     // table.column or Class.method: the parts may sit apart (a column list, a scope's SQL).
     const parts = token.needle.split('.');
     return parts.length > 1 && parts.every((part) => /^[a-z_]/u.test(part)) && parts.every(holds);
