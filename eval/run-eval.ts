@@ -9,7 +9,16 @@ import { stringify } from 'yaml';
 import { AdminConnection, createBusinessDatabase, dropBusinessDatabase } from '../test/support/business-db';
 import { parseSse } from '../test/support/sse-client';
 import { StubLlmServer } from '../test/support/stub-llm/stub-llm-server';
-import { EvalRun, htmlReport, markdownTable, ScenarioResult, summarize } from './report';
+import { Baseline, baselineScript, BASELINES } from './baselines';
+import {
+  contenderRun,
+  EvalRun,
+  htmlReport,
+  markdownTable,
+  RunOutcome,
+  scenarioResult,
+  summarize,
+} from './report';
 import { loadScenarios, Scenario, sqlStatements } from './scenario';
 import { reportOf, scoreScenario, TurnObservation } from './scorer';
 import { freePort } from '../test/support/free-port';
@@ -29,6 +38,7 @@ interface Options {
   only: string[];
   concurrency: number;
   minPassRate: number;
+  repeat: number;
   /** null: oracle mode on the stub LLM. */
   model: Model | null;
   admin: AdminConnection;
@@ -47,6 +57,7 @@ function options(argv: string[]): Options {
       out: { type: 'string' },
       concurrency: { type: 'string' },
       'min-pass-rate': { type: 'string' },
+      repeat: { type: 'string' },
     },
   });
   const env = process.env;
@@ -65,12 +76,16 @@ function options(argv: string[]): Options {
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new Error('--concurrency must be a positive integer');
   if (!(minPassRate >= 0 && minPassRate <= 1)) throw new Error('--min-pass-rate must be between 0 and 1');
+  const repeat = Number(values.repeat ?? env.EVAL_REPEAT ?? 1);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 100)
+    throw new Error('--repeat must be an integer from 1 to 100');
   return {
     scenariosDir: resolve(values.scenarios ?? 'eval/scenarios'),
     outDir: resolve(values.out ?? 'eval/results'),
     only: values.scenario ?? [],
     concurrency,
     minPassRate,
+    repeat,
     model,
     admin: {
       host: env.DB_HOST ?? '127.0.0.1',
@@ -151,6 +166,8 @@ async function chatTurn(
     payload: content?.payload ?? null,
     failureCode:
       typeof failure?.code === 'string' ? failure.code : response.ok ? null : `HTTP_${response.status}`,
+    fallbackReason: null,
+    errorCode: null,
     latencyMs,
     toolCalls: [],
     tokens: { input: 0, output: 0, total: 0 },
@@ -162,7 +179,7 @@ async function chatTurn(
     );
     if (trace.ok) {
       const body = (await trace.json()) as {
-        run?: { budget?: Record<string, unknown> };
+        run?: { budget?: Record<string, unknown>; fallback_reason?: unknown; error_code?: unknown };
         tool_invocations?: TurnObservation['toolCalls'];
       };
       turn.toolCalls = (body.tool_invocations ?? []).map(({ tool_name, status, evidence_status }) => ({
@@ -170,6 +187,8 @@ async function chatTurn(
         status,
         evidence_status,
       }));
+      turn.fallbackReason = typeof body.run?.fallback_reason === 'string' ? body.run.fallback_reason : null;
+      turn.errorCode = typeof body.run?.error_code === 'string' ? body.run.error_code : null;
       const budget = body.run?.budget ?? {};
       turn.tokens = {
         input: asNumber(budget.input_tokens),
@@ -243,11 +262,46 @@ function mysqlToolsYaml(schema: string): string {
   });
 }
 
+/** Who answers a run: the model under test (real or the oracle) or a baseline on the stub. */
+interface Contender {
+  name: string;
+  role: 'under_test' | 'baseline';
+  /** The stub script of each run; null: the real model the service was booted with. */
+  script: ((scenario: Scenario) => unknown) | null;
+  repeats: number;
+}
+
+/** Provider settings a real model's service gets from this process's environment (names only are printed). */
+const PROVIDER_KEYS = /^(?:LLM_|HARNESS_.*TIMEOUT|HARNESS_.*RETR)/;
+
+function serviceEnv(real: boolean): NodeJS.ProcessEnv {
+  // The stub is not the user's provider: its services get none of the provider's settings (extra body, …).
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => real || !key.startsWith('LLM_')));
+}
+
+const failureOf = (error: unknown, logFile: string) => {
+  const tail = (() => {
+    try {
+      return readFileSync(logFile, 'utf8').split('\n').slice(-5).join(' | ');
+    } catch {
+      return '';
+    }
+  })();
+  return `${(error as Error).message}${tail ? ` (service log: ${tail})` : ''}`;
+};
+
 /**
- * Runs one scenario in isolation: its own service database, business schema and read-only account, its
- * own log directory, and the built service booted as a separate process on 127.0.0.1, spoken to over HTTP.
+ * Runs one scenario in isolation for the given contenders: its own service database, business schema and
+ * read-only account, its own log directory, and the built service booted once as a separate process on
+ * 127.0.0.1, spoken to over HTTP. Each run is a new session; the stub is re-scripted before each run.
  */
-async function runScenario(scenario: Scenario, index: number, opts: Options): Promise<ScenarioResult> {
+async function runScenario(
+  scenario: Scenario,
+  index: number,
+  opts: Options,
+  model: Model | null,
+  contenders: Contender[],
+): Promise<RunOutcome[][]> {
   const suffix = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const serviceDb = `superbiz_eval_${index}_${suffix}`;
   const business = {
@@ -256,16 +310,21 @@ async function runScenario(scenario: Scenario, index: number, opts: Options): Pr
     password: randomBytes(12).toString('hex'),
   };
   const work = mkdtempSync(join(tmpdir(), `superbiz-eval-${scenario.name}-`));
-  const stub = opts.model ? null : new StubLlmServer();
-  stub?.load(scenario.oracle);
+  const stub = model ? null : new StubLlmServer();
   let child: ChildProcess | null = null;
-  const logFile = join(opts.outDir, 'service-logs', `${scenario.name}.log`);
+  const logFile = join(opts.outDir, 'service-logs', `${scenario.name}${model ? '' : '.stub'}.log`);
+  const harnessError = (message: string): RunOutcome => ({
+    answer: 'harness error',
+    conclusion: null,
+    fallback_reason: null,
+    score: { ...scoreScenario(scenario.spec.expect, []), problems: [message] },
+  });
   try {
     await createServiceDatabase(opts.admin, serviceDb);
     await createBusinessDatabase(opts.admin, business, new Date(scenario.spec.now), false);
     await loadBusinessRows(opts.admin, business.schema, scenario.businessSql);
     writeFileSync(join(work, 'mysql-tools.yaml'), mysqlToolsYaml(business.schema));
-    const llm = opts.model ?? { baseUrl: await stub!.start(), model: 'stub-oracle', apiKey: 'stub-key' };
+    const llm = model ?? { baseUrl: await stub!.start(), model: 'stub-oracle', apiKey: 'stub-key' };
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const log = createWriteStream(logFile);
@@ -273,7 +332,7 @@ async function runScenario(scenario: Scenario, index: number, opts: Options): Pr
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        ...process.env,
+        ...serviceEnv(model !== null),
         PORT: String(port),
         HOST: '127.0.0.1',
         LOG_LEVEL: process.env.EVAL_SERVICE_LOG_LEVEL ?? 'warn',
@@ -305,41 +364,40 @@ async function runScenario(scenario: Scenario, index: number, opts: Options): Pr
     await waitForHealth(baseUrl, child, opts.bootTimeoutMs);
     for (const runbook of scenario.runbooks) await uploadRunbook(baseUrl, runbook);
 
-    const turns: TurnObservation[] = [];
-    let sessionId: string | null = null;
-    for (const query of [scenario.spec.query, scenario.spec.follow_up].filter((q): q is string => !!q)) {
-      const result = await chatTurn(baseUrl, query, sessionId);
-      sessionId = result.sessionId;
-      turns.push(result.turn);
-    }
-    const final = turns.at(-1)!;
-    return {
-      name: scenario.name,
-      title: scenario.spec.title,
-      failure_class: scenario.spec.failure_class,
-      expected_outcome: scenario.spec.expect.outcome,
-      answer: final.contentType ?? (final.failureCode ? `failure ${final.failureCode}` : 'none'),
-      conclusion: reportOf(final)?.conclusion?.text ?? null,
-      score: scoreScenario(scenario.spec.expect, turns),
-    };
-  } catch (error) {
-    const tail = (() => {
-      try {
-        return readFileSync(logFile, 'utf8').split('\n').slice(-5).join(' | ');
-      } catch {
-        return '';
+    const results: RunOutcome[][] = [];
+    for (const contender of contenders) {
+      const runs: RunOutcome[] = [];
+      for (let repeat = 0; repeat < contender.repeats; repeat++) {
+        try {
+          if (contender.script) stub?.load(contender.script(scenario));
+          const turns: TurnObservation[] = [];
+          let sessionId: string | null = null;
+          for (const query of [scenario.spec.query, scenario.spec.follow_up].filter(
+            (q): q is string => !!q,
+          )) {
+            const result = await chatTurn(baseUrl, query, sessionId);
+            sessionId = result.sessionId;
+            turns.push(result.turn);
+          }
+          const final = turns.at(-1)!;
+          runs.push({
+            answer: final.contentType ?? (final.failureCode ? `failure ${final.failureCode}` : 'none'),
+            conclusion: reportOf(final)?.conclusion?.text ?? null,
+            fallback_reason: final.fallbackReason,
+            score: scoreScenario(scenario.spec.expect, turns),
+          });
+        } catch (error) {
+          runs.push(harnessError(failureOf(error, logFile)));
+        }
       }
-    })();
-    const message = `${(error as Error).message}${tail ? ` (service log: ${tail})` : ''}`;
-    return {
-      name: scenario.name,
-      title: scenario.spec.title,
-      failure_class: scenario.spec.failure_class,
-      expected_outcome: scenario.spec.expect.outcome,
-      answer: 'harness error',
-      conclusion: null,
-      score: { ...scoreScenario(scenario.spec.expect, []), problems: [message] },
-    };
+      results.push(runs);
+    }
+    return results;
+  } catch (error) {
+    const message = failureOf(error, logFile);
+    return contenders.map((contender) =>
+      Array.from({ length: contender.repeats }, () => harnessError(message)),
+    );
   } finally {
     if (child) await stopService(child);
     await stub?.stop();
@@ -366,30 +424,79 @@ async function pool<T, R>(
   return results;
 }
 
-/** `npm run eval [-- --llm-base-url URL --model NAME --api-key KEY] [--scenario NAME]... [--out DIR]` */
+const metaOf = (scenario: Scenario) => ({
+  name: scenario.name,
+  title: scenario.spec.title,
+  failure_class: scenario.spec.failure_class,
+  expected_outcome: scenario.spec.expect.outcome,
+});
+
+const baselineContender = (baseline: Baseline): Contender => ({
+  name: baseline,
+  role: 'baseline',
+  script: (scenario) => baselineScript(baseline, scenario.oracle),
+  repeats: 1,
+});
+
+/** `npm run eval [-- --llm-base-url URL --model NAME --api-key KEY] [--scenario NAME]... [--repeat N] [--out DIR]` */
 export async function main(argv: string[]): Promise<EvalRun> {
   const opts = options(argv);
   const scenarios = loadScenarios(opts.scenariosDir, opts.only);
   mkdirSync(join(opts.outDir, 'service-logs'), { recursive: true });
   const startedAt = new Date();
-  const results = await pool(scenarios, opts.concurrency, (scenario, index) =>
-    runScenario(scenario, index, opts),
+  const underTest: Contender = {
+    name: opts.model?.model ?? 'oracle',
+    role: 'under_test',
+    script: opts.model ? null : (scenario) => scenario.oracle,
+    repeats: opts.repeat,
+  };
+  // Baselines are deterministic stub scripts: one run each, on a stub-backed service.
+  const baselines = BASELINES.map(baselineContender);
+  if (opts.model) {
+    const forwarded = Object.keys(process.env).filter((key) => PROVIDER_KEYS.test(key));
+    process.stderr.write(
+      `eval: ${scenarios.length} scenarios × ${opts.repeat} on ${opts.model.model} at ${opts.model.baseUrl}; provider settings passed to its services: ${forwarded.join(', ') || 'none'}\n`,
+    );
+  }
+  let finished = 0;
+  const perScenario = await pool(scenarios, opts.concurrency, async (scenario, index) => {
+    const started = Date.now();
+    const outcomes = opts.model
+      ? [
+          ...(await runScenario(scenario, index, opts, opts.model, [underTest])),
+          ...(await runScenario(scenario, index, opts, null, baselines)),
+        ]
+      : await runScenario(scenario, index, opts, null, [underTest, ...baselines]);
+    finished += 1;
+    const line = [underTest, ...baselines]
+      .map(
+        (contender, position) =>
+          `${contender.name} ${scenarioResult(metaOf(scenario), outcomes[position]).result}`,
+      )
+      .join(', ');
+    process.stderr.write(
+      `eval: [${finished}/${scenarios.length}] ${scenario.name}: ${line} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+    );
+    return outcomes;
+  });
+  const contenders = [underTest, ...baselines].map((contender, position) =>
+    contenderRun(
+      contender.name,
+      contender.role,
+      scenarios.map((scenario, index) => scenarioResult(metaOf(scenario), perScenario[index][position])),
+    ),
   );
-  const run = summarize(
-    opts.model ? 'model' : 'oracle',
-    opts.model?.model ?? 'stub-oracle',
-    startedAt,
-    results,
-  );
+  const run = summarize(opts.model ? 'model' : 'oracle', underTest.name, startedAt, opts.repeat, contenders);
   writeFileSync(join(opts.outDir, 'latest.json'), `${JSON.stringify(run, null, 2)}\n`);
   writeFileSync(join(opts.outDir, 'latest.md'), `${markdownTable(run)}\n`);
   writeFileSync(join(opts.outDir, 'report.html'), htmlReport(run));
   process.stdout.write(`${markdownTable(run)}\n\n`);
-  for (const result of results.filter((r) => !r.score.passed)) {
-    process.stdout.write(`${result.name}: ${result.score.problems.join('; ')}\n`);
+  for (const result of run.scenarios.filter((r) => r.result !== 'pass')) {
+    const problems = [...new Set(result.runs.flatMap((outcome) => outcome.score.problems))];
+    process.stdout.write(`${result.name}: ${problems.join('; ')}\n`);
   }
   process.stdout.write(`results: ${join(opts.outDir, 'latest.json')}, ${join(opts.outDir, 'report.html')}\n`);
-  if (run.pass_rate < opts.minPassRate) process.exitCode = 1;
+  if (run.pass_rate < opts.minPassRate || (!opts.model && run.not_scored > 0)) process.exitCode = 1;
   return run;
 }
 

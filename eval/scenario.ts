@@ -29,6 +29,11 @@ export const scenarioSpecSchema = z.strictObject({
     forbidden: z.array(regex).default([]),
     /** Source types the report's NORMAL analysis must cite (LOG references must be FILE evidence). */
     evidence: z.array(z.enum(['LOG', 'MYSQL', 'KNOWLEDGE'])).default([]),
+    /**
+     * Correct conclusions as different people write them (report outcome: at least one Chinese and one
+     * English): the markers must accept every one (eval/scorer.spec.ts), so a marker is never one wording.
+     */
+    samples: z.array(z.string().min(1)).default([]),
   }),
 });
 export type ScenarioSpec = z.infer<typeof scenarioSpecSchema>;

@@ -7,13 +7,25 @@ export interface TurnObservation {
   contentType: string | null;
   payload: unknown;
   failureCode: string | null;
+  /** The run's `fallback_reason` and `error_code` from its trace (null when none or unread). */
+  fallbackReason: string | null;
+  errorCode: string | null;
   latencyMs: number;
   toolCalls: { tool_name: string; status: string; evidence_status: string | null }[];
   tokens: { input: number; output: number; total: number };
 }
 
+/**
+ * pass / fail: the answer was scored. not_scored: the run ended in a provider or transport failure
+ * (rate limit, timeout, unreachable model, a lost stream) — no answer to judge, so neither right nor wrong.
+ */
+export type ScoreStatus = 'pass' | 'fail' | 'not_scored';
+
 export interface ScenarioScore {
+  status: ScoreStatus;
   passed: boolean;
+  /** A report with a conclusion was released (what precision is computed over). */
+  released_conclusion: boolean;
   checks: {
     outcome_correct: boolean;
     root_cause_hit: boolean;
@@ -67,6 +79,142 @@ export function claimsOf(report: ReportShape): string[] {
   ].filter(Boolean);
 }
 
+/** Where one claim ends and the next begins: punctuation (English and Chinese) and contrasting conjunctions. */
+const CLAUSE_BREAK =
+  /[,;:!?()[\]\n，；：！？、（）。…]|\.(?=\s|$)|\s(?:but|while|whereas|although|though|yet|because|due to|caused by|as a result of|so|hence|therefore|which)\s|但是|但|然而|不过|而是|而非|因为|由于|导致|所以|因此/giu;
+/** A negation before X in the same clause: "not X", "no X", "排除 X", "不是 X", "rather than X". */
+const NEGATION_BEFORE =
+  /\b(?:not|no|never|none|neither|nor|without|rather than|instead of|ruled out|excluding|except|unrelated to|nothing to do with|isn'?t|aren'?t|wasn'?t|weren'?t|doesn'?t|didn'?t)\b|n't\b|排除|不是|并非|并不是|而非|没有|并无|不涉及/iu;
+/** A negation after X in the same clause: "X was ruled out", "X is healthy", "X 已排除", "X 正常". */
+const NEGATION_AFTER =
+  /\b(?:ruled out|excluded|eliminated|not (?:the |a )?(?:root )?cause|not involved|not responsible|unrelated|irrelevant|(?:is|was|are|were|looks?|looked|remains?|remained|stays?|stayed) (?:healthy|normal|fine|ok|unaffected))\b|排除|不是(?:根因|原因|问题)|无关|正常|无异常|没有问题|没问题|未见异常/iu;
+
+interface Clause {
+  text: string;
+  start: number;
+}
+
+function clausesOf(text: string): Clause[] {
+  const clauses: Clause[] = [];
+  let start = 0;
+  for (const match of text.matchAll(CLAUSE_BREAK)) {
+    clauses.push({ text: text.slice(start, match.index), start });
+    start = (match.index ?? 0) + match[0].length;
+  }
+  clauses.push({ text: text.slice(start), start });
+  return clauses;
+}
+
+/** Whether the mention at [index, index+length) of `text` is ruled out by its own clause. */
+function isNegated(text: string, index: number, length: number): boolean {
+  const clause = clausesOf(text).find(
+    (candidate) => index >= candidate.start && index < candidate.start + candidate.text.length,
+  );
+  if (!clause) return false;
+  const before = clause.text.slice(0, index - clause.start);
+  const after = clause.text.slice(index - clause.start + length);
+  return NEGATION_BEFORE.test(before) || NEGATION_AFTER.test(after);
+}
+
+/** The mentions of `pattern` in `text` that claim it (negated, ruled-out mentions left out). */
+export function affirmedMentions(pattern: string | RegExp, text: string): string[] {
+  const regex = new RegExp(typeof pattern === 'string' ? pattern : pattern.source, 'giu');
+  return [...text.matchAll(regex)]
+    .filter((match) => match[0].length > 0 && !isNegated(text, match.index ?? 0, match[0].length))
+    .map((match) => match[0]);
+}
+
+/** Whether `text` claims `pattern`: at least one mention of it is not ruled out. */
+export function claims(pattern: string, text: string): boolean {
+  return affirmedMentions(pattern, text).length > 0;
+}
+
+/**
+ * Families of root causes (English and Chinese), most specific first: a hedged conclusion names several.
+ * Symptoms (timeouts, failures, 5xx answers) are not causes and are not listed.
+ */
+export const CAUSE_FAMILIES: readonly { family: string; pattern: RegExp }[] = [
+  { family: 'deadlock', pattern: /deadlock|死锁/ },
+  { family: 'lock-wait', pattern: /lock[- ]wait|row locks?|锁等待|行锁|锁冲突/ },
+  { family: 'slow-query', pattern: /slow (?:sql|quer(?:y|ies))|full table scan|慢查询|慢 ?sql|全表扫描/ },
+  { family: 'connection-pool', pattern: /connection pool|pool (?:was |is )?exhaust\w*|hikari\w*|连接池/ },
+  { family: 'disk', pattern: /disk|no space left|storage (?:is )?full|磁盘|空间不足/ },
+  { family: 'cache-memory', pattern: /redis|maxmemory|\boom\b|out of memory|缓存|内存不足|内存溢出/ },
+  { family: 'certificate', pattern: /certificate|\btls\b|\bssl\b|证书/ },
+  { family: 'dns', pattern: /\bdns\b|name resolution|域名解析/ },
+  { family: 'rate-limit', pattern: /\b429\b|rate[- ]?limit\w*|throttl\w*|too many requests|限流|频率限制/ },
+  { family: 'deploy-config', pattern: /deploy\w*|release v?\d|config\w*|rollout|发布|上线|配置/ },
+  {
+    family: 'network',
+    pattern: /econnrefused|connection refused|refuses connections|network|partition|网络|丢包/,
+  },
+  {
+    family: 'database-down',
+    pattern: /database (?:is |was )?(?:down|unavailable|unreachable)|数据库(?:宕机|不可用)/,
+  },
+  { family: 'downstream', pattern: /downstream|dependency|inventory|下游|依赖|库存服务/ },
+  { family: 'payment-channel', pattern: /channel|provider|acquirer|gateway|渠道|通道|网关/ },
+  { family: 'decline', pattern: /declin\w*|insufficient|余额不足|拒付|拒绝支付/ },
+  { family: 'cpu-gc', pattern: /\bcpu\b|\bgc\b|garbage collect\w*|memory leak|内存泄漏/ },
+  { family: 'message-queue', pattern: /kafka|rabbitmq|rocketmq|message queue|消息队列|\bmq\b/ },
+  { family: 'code-bug', pattern: /\bbug\b|null ?pointer|regression|代码缺陷|空指针/ },
+  { family: 'clock', pattern: /clock (?:skew|drift)|ntp|时钟/ },
+];
+
+const HEDGE =
+  /\b(?:possibl[ey]|possibilit\w*|probabl[ey]|might|may|maybe|could|perhaps|either|one of|several|multiple|various|candidates?|or)\b|可能|或者|或是|或|之一|也许|大概|几种|多个|多种|以下原因/iu;
+
+/** The cause families a text claims (negated mentions left out; each span counts for one family). */
+export function causeFamiliesOf(text: string): string[] {
+  let rest = text;
+  const families: string[] = [];
+  for (const { family, pattern } of CAUSE_FAMILIES) {
+    const regex = new RegExp(pattern.source, 'giu');
+    let claimed = false;
+    rest = rest.replace(regex, (mention: string, ...args: unknown[]) => {
+      const index = args.find((arg): arg is number => typeof arg === 'number') ?? 0;
+      if (!isNegated(rest, index, mention.length)) claimed = true;
+      return ' '.repeat(mention.length);
+    });
+    if (claimed) families.push(family);
+  }
+  return families;
+}
+
+/**
+ * A conclusion commits to one primary cause: naming three cause families, or two with a hedge ("may",
+ * "or", "可能", "之一"), is a list of guesses, whatever it also gets right.
+ */
+export function hedgedCauses(conclusion: string): string[] | null {
+  const families = causeFamiliesOf(conclusion);
+  if (families.length >= 3 || (families.length === 2 && HEDGE.test(conclusion))) return families;
+  return null;
+}
+
+const PROVIDER_FAILURES = new Set(['MODEL_UNAVAILABLE', 'ROUTING_UNAVAILABLE', 'RUN_TIMEOUT']);
+
+/**
+ * Why a turn has no answer to score: the stream was lost, the provider failed (rate limit, timeout,
+ * unreachable, 5xx), or a guard's model call failed so the run fell back. A model's own unusable output
+ * (INVALID_OUTPUT) is scored: that is the model's answer.
+ */
+export function providerFailureOf(turn: TurnObservation): string | null {
+  if (turn.errorCode?.includes('INVALID_OUTPUT') || turn.fallbackReason?.includes('INVALID_OUTPUT'))
+    return null;
+  if (turn.outcome === null)
+    return `the stream ended without an outcome${turn.failureCode ? ` (${turn.failureCode})` : ''}`;
+  if (turn.failureCode?.startsWith('HTTP_')) return `the chat request answered ${turn.failureCode}`;
+  if (turn.outcome === 'FAILED' && turn.failureCode && PROVIDER_FAILURES.has(turn.failureCode))
+    return `provider failure ${turn.failureCode}${turn.errorCode ? ` (${turn.errorCode})` : ''}`;
+  const reason = turn.fallbackReason ?? '';
+  if (
+    /^(?:REPAIR|SEMANTIC)_/.test(reason) &&
+    !['SEMANTIC_UNSUPPORTED', 'SEMANTIC_INPUT_TOO_LARGE'].includes(reason)
+  )
+    return `a guard's model call failed (${reason})`;
+  return null;
+}
+
 function outcomeCheck(expect: Expectation, turn: TurnObservation, report: ReportShape | null): string | null {
   if (turn.outcome === 'FAILED' || turn.outcome === null)
     return `run did not finish with an answer (outcome ${turn.outcome ?? 'none'}, failure ${turn.failureCode ?? 'none'})`;
@@ -85,18 +233,19 @@ function rootCauseCheck(expect: Expectation, report: ReportShape | null): string
     return report?.conclusion ? 'a root cause was claimed where the evidence supports none' : null;
   }
   const conclusion = report?.conclusion?.text ?? '';
-  const missing = expect.root_cause.filter((marker) => !new RegExp(marker, 'i').test(conclusion));
-  return missing.length > 0
-    ? `conclusion misses root-cause marker(s) ${missing.map((m) => `/${m}/`).join(', ')}`
+  const missing = expect.root_cause.filter((marker) => !claims(marker, conclusion));
+  if (missing.length > 0)
+    return `conclusion misses root-cause marker(s) ${missing.map((m) => `/${m}/`).join(', ')}`;
+  const hedged = hedgedCauses(conclusion);
+  return hedged
+    ? `the conclusion hedges between causes (${hedged.join(', ')}) instead of committing to one`
     : null;
 }
 
 function forbiddenCheck(expect: Expectation, report: ReportShape | null): string | null {
   if (!report) return null;
-  const claims = claimsOf(report);
-  const found = expect.forbidden.filter((pattern) =>
-    claims.some((claim) => new RegExp(pattern, 'i').test(claim)),
-  );
+  const claimTexts = claimsOf(report);
+  const found = expect.forbidden.filter((pattern) => claimTexts.some((claim) => claims(pattern, claim)));
   return found.length > 0 ? `forbidden claim(s) ${found.map((m) => `/${m}/`).join(', ')} present` : null;
 }
 
@@ -144,7 +293,8 @@ function citationCheck(
 
 /**
  * Scores the final turn of a scenario run against its expectation; `turns` (all turns, in order) give
- * the totals of tool calls, tokens and latency. Pure: the same observation always scores the same.
+ * the totals of tool calls, tokens and latency. A provider or transport failure in any turn makes the
+ * run not scored. Pure: the same observation always scores the same.
  */
 export function scoreScenario(expect: Expectation, turns: TurnObservation[]): ScenarioScore {
   const final = turns.at(-1);
@@ -159,19 +309,34 @@ export function scoreScenario(expect: Expectation, turns: TurnObservation[]): Sc
     total_tokens: turns.reduce((sum, turn) => sum + turn.tokens.total, 0),
     latency_ms: turns.reduce((sum, turn) => sum + turn.latencyMs, 0),
   };
+  const none = {
+    outcome_correct: false,
+    root_cause_hit: false,
+    forbidden_absent: false,
+    citations_valid: false,
+  };
   if (!final) {
     return {
+      status: 'not_scored',
       passed: false,
-      checks: {
-        outcome_correct: false,
-        root_cause_hit: false,
-        forbidden_absent: false,
-        citations_valid: false,
-      },
+      released_conclusion: false,
+      checks: none,
       problems: ['no turn was observed'],
       metrics,
     };
   }
+  const providerFailures = turns
+    .map(providerFailureOf)
+    .filter((problem): problem is string => problem !== null);
+  if (providerFailures.length > 0)
+    return {
+      status: 'not_scored',
+      passed: false,
+      released_conclusion: false,
+      checks: none,
+      problems: providerFailures,
+      metrics,
+    };
   const report = reportOf(final);
   const results = {
     outcome_correct: outcomeCheck(expect, final, report),
@@ -193,5 +358,13 @@ export function scoreScenario(expect: Expectation, turns: TurnObservation[]): Sc
     forbidden_absent: results.forbidden_absent === null,
     citations_valid: results.citations_valid === null,
   };
-  return { passed: Object.values(checks).every(Boolean), checks, problems, metrics };
+  const passed = Object.values(checks).every(Boolean);
+  return {
+    status: passed ? 'pass' : 'fail',
+    passed,
+    released_conclusion: final.outcome === 'SUCCESS' && !!report?.conclusion,
+    checks,
+    problems,
+    metrics,
+  };
 }

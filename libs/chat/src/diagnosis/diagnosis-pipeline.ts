@@ -12,11 +12,13 @@ import {
 } from '@app/harness';
 import {
   checkDraftRelease,
+  checkGrounding,
   DiagnosisReport,
   EvidenceGuard,
   Fallback,
   fallbackReport,
   FallbackType,
+  groundingDetails,
   releaseReport,
   SemanticGuard,
   VerifiedSnapshot,
@@ -54,7 +56,7 @@ export function throwIfCancelled(ctx: RunContext): void {
 
 /**
  * DIAGNOSIS path (seed §4.1–4.4, §10.3): agent -> EvidenceGuard (-> one repair -> EvidenceGuard) ->
- * release checks (code) -> SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
+ * release checks (code) -> grounding check (code) -> SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
  * The agent loop runs under a deadline that leaves the guards their time reserve; once a draft exists,
  * a model failure, budget or deadline in repair or review ends in the fallback, never in a failure.
  */
@@ -110,6 +112,12 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'RELEASE_CHECK_FAILED', snapshot);
     }
     const draft = checked.draft;
+    // Then grounding: a claim's error codes, identifiers, quantities and names must be in what it cites.
+    const grounding = checkGrounding(draft, snapshot);
+    if (!grounding.ok) {
+      ctx.journal.event('RELEASE', 'GROUNDING_CHECK_FAILED', groundingDetails(grounding.ungrounded));
+      return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'GROUNDING_CHECK_FAILED', snapshot);
+    }
     observer.status('SEMANTIC_VALIDATING', '正在进行安全校验 / reviewing the report');
     let review: Awaited<ReturnType<SemanticGuard['review']>>;
     try {

@@ -32,7 +32,14 @@ export const TIMELINE_EVENTS = {
     'MODEL_STEP',
     'ATTEMPT',
   ],
-  RELEASE: ['RELEASED', 'FALLBACK', 'RELEASE_CHECK_FAILED', 'KNOWLEDGE_ANSWERED', 'KNOWLEDGE_UNAVAILABLE'],
+  RELEASE: [
+    'RELEASED',
+    'FALLBACK',
+    'RELEASE_CHECK_FAILED',
+    'GROUNDING_CHECK_FAILED',
+    'KNOWLEDGE_ANSWERED',
+    'KNOWLEDGE_UNAVAILABLE',
+  ],
   BUDGET: ['BUDGET_EXHAUSTED'],
 } as const satisfies Record<TimelinePhase, readonly string[]>;
 export type TimelineEvent<P extends TimelinePhase = TimelinePhase> = (typeof TIMELINE_EVENTS)[P][number];

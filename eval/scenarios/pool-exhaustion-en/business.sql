@@ -1,0 +1,6 @@
+-- This scenario's own rows of the shared eval business schema (biz_order, payment_record), on top of
+-- ../background.sql.
+INSERT INTO biz_order (order_id, user_id, amount, payment_status, card_number, note, created_at, updated_at) VALUES
+  ('order-7001', 'u-3', 128.00, 'PAY_TIMEOUT', NULL, NULL, '2026-11-20 10:10:00', '2026-11-20 10:11:00');
+INSERT INTO payment_record (payment_id, order_id, channel, status, error_code, latency_ms, raw_payload, created_at, updated_at) VALUES
+  ('pay-7001', 'order-7001', 'alipay', 'TIMEOUT', 'ERR_TIMEOUT', 30000, NULL, '2026-11-20 10:10:00', '2026-11-20 10:10:00');
