@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { AdminConnection, createBusinessDatabase, dropBusinessDatabase } from '../test/support/business-db';
 import { parseSse } from '../test/support/sse-client';
 import { StubLlmServer } from '../test/support/stub-llm/stub-llm-server';
+import { progressLine } from './progress';
 import { EvalRun, htmlReport, markdownTable, ScenarioResult, summarize } from './report';
 import { loadScenarios, Scenario, sqlStatements } from './scenario';
 import { reportOf, scoreScenario, TurnObservation } from './scorer';
@@ -372,9 +373,14 @@ export async function main(argv: string[]): Promise<EvalRun> {
   const scenarios = loadScenarios(opts.scenariosDir, opts.only);
   mkdirSync(join(opts.outDir, 'service-logs'), { recursive: true });
   const startedAt = new Date();
-  const results = await pool(scenarios, opts.concurrency, (scenario, index) =>
-    runScenario(scenario, index, opts),
-  );
+  let done = 0;
+  const results = await pool(scenarios, opts.concurrency, async (scenario, index) => {
+    const started = Date.now();
+    const result = await runScenario(scenario, index, opts);
+    done += 1;
+    process.stdout.write(progressLine(result, done, scenarios.length, Date.now() - started));
+    return result;
+  });
   const run = summarize(
     opts.model ? 'model' : 'oracle',
     opts.model?.model ?? 'stub-oracle',
