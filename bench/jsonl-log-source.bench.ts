@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { projectLogs, queryLogsConfig } from '@app/tools';
-import { JsonlLogSource } from '../libs/tools/src/logs/jsonl-log-source';
+import { DEFAULT_JSONL_FIELDS, JsonlLogSource } from '../libs/tools/src/logs/jsonl-log-source';
 import { reportBench } from './support/bench-results';
 
 /**
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     const source = new JsonlLogSource({
       directory: dir,
       topics: { APPLICATION: ['application-*.jsonl'] },
-      fields: { timestamp: 'timestamp', level: 'level', service: 'service', message: 'message' },
+      fields: DEFAULT_JSONL_FIELDS,
       maxMatches: 200_000,
     });
     const limits = queryLogsConfig();

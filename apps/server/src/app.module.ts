@@ -2,7 +2,7 @@ import { Module, ValidationPipe } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { LoggerModule } from 'nestjs-pino';
@@ -12,6 +12,7 @@ import { GuardsModule } from '@app/guards';
 import { HarnessModule, RedisThrottlerStorage } from '@app/harness';
 import { ToolsModule } from '@app/tools';
 import { RetentionSchedulerModule, TraceModule } from '@app/trace';
+import { JsonThrottlerGuard } from './http/json-throttler.guard';
 import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
@@ -52,7 +53,7 @@ import { WebUiModule } from './web/web-ui.module';
   controllers: [HealthController],
   providers: [
     ConnectionDrain,
-    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: JsonThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: BodyDepthInterceptor },
     {

@@ -15,3 +15,7 @@ export type { LogRawResponse, LogTopic } from './logs/log-source.port';
 export { projectLogs } from './logs/query-logs-result-projector';
 export { projectRagResult } from './knowledge/rag-result-projector';
 export { DocumentsService } from './documents/documents.service';
+export { inspectLogFile, inspectLogSource, logFileWarning } from './logs/log-file-inspection';
+export type { LogFileReport } from './logs/log-file-inspection';
+export { jsonlFieldsOf, ToolsEnv } from './config/tools.config';
+export { globToRegExp, parseTopicGlobs } from './logs/jsonl-log-source';

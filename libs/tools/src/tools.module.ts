@@ -12,13 +12,38 @@ import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 import { lookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 import { LogSourcePort } from './logs/log-source.port';
-import { JsonlLogSource } from './logs/jsonl-log-source';
+import { JsonlLogSource, JsonlLogSourceConfig } from './logs/jsonl-log-source';
+import { inspectLogSource, logFileWarning } from './logs/log-file-inspection';
 import { MockLogSource } from './logs/mock-log-source';
 import { queryLogsConfig } from './logs/query-logs.config';
 import { McpToolsModule } from './mcp/mcp-tools.module';
 import { QueryMetricsModule } from './metrics/query-metrics.module';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
 import { queryMysqlConfig } from './mysql/query-mysql.config';
+
+const STARTUP_SAMPLE_LINES = 200;
+
+/**
+ * Samples each configured log file at start-up and warns, naming the file, when lines cannot be read:
+ * otherwise an export in an unexpected format would only ever answer "nothing in the logs".
+ */
+async function warnAboutLogFiles(config: JsonlLogSourceConfig): Promise<void> {
+  const logger = new Logger('JsonlLogSource');
+  try {
+    const { reports, topicsWithoutFiles } = await inspectLogSource(config, STARTUP_SAMPLE_LINES);
+    for (const topic of topicsWithoutFiles) {
+      logger.warn(
+        `no file in ${config.directory} matches the globs of log topic ${topic} (LOGS_JSONL_TOPICS)`,
+      );
+    }
+    for (const report of reports) {
+      const warning = logFileWarning(report);
+      if (warning) logger.warn(warning);
+    }
+  } catch (error) {
+    logger.warn(`could not sample the log files in ${config.directory}: ${(error as Error).message}`);
+  }
+}
 
 @Module({
   imports: [
@@ -64,6 +89,7 @@ import { queryMysqlConfig } from './mysql/query-mysql.config';
         const logs = config.logs;
         switch (logs.backend) {
           case 'jsonl':
+            void warnAboutLogFiles(logs.jsonl);
             return new JsonlLogSource(logs.jsonl);
           case 'mock':
             if (logs.warnMockOutsideDemo) {

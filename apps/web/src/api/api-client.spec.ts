@@ -27,6 +27,22 @@ describe('errorOf', () => {
       'The request failed (HTTP 500).',
     ],
     [
+      'shows the wait of a 429 from its Retry-After',
+      json(
+        429,
+        { message: 'Too many requests; try again in 42 s.', retry_after_s: 42 },
+        { 'retry-after': '42' },
+      ),
+      429,
+      'Too many requests; try again in 42 s.',
+    ],
+    [
+      'shows a 429 without a body as a wait, not an HTTP status',
+      new Response('ThrottlerException: Too Many Requests', { status: 429, headers: { 'retry-after': '7' } }),
+      429,
+      'Too many requests; try again in 7 s.',
+    ],
+    [
       'asks to retry after a 503',
       json(503, { message: 'at capacity' }, { 'retry-after': '5' }),
       503,

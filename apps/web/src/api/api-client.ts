@@ -20,6 +20,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
     const raw = body?.message;
     message = Array.isArray(raw) ? raw.map(String).join('; ') : typeof raw === 'string' ? raw : null;
   }
+  if (response.status === 429) {
+    const retry = response.headers.get('retry-after');
+    message = `Too many requests; try again${retry ? ` in ${retry} s` : ' shortly'}.`;
+  }
   if (response.status === 503) {
     const retry = response.headers.get('retry-after');
     message = `The service is busy; try again${retry ? ` in ${retry} s` : ' shortly'}.`;

@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@app/config';
-import { parseClusterNodes } from './redis.config';
+import { defaultThrottleKeyPrefix, parseClusterNodes, redisConfig } from './redis.config';
 
 describe('REDIS_CLUSTER_NODES', () => {
   it.each([
@@ -24,4 +24,27 @@ describe('REDIS_CLUSTER_NODES', () => {
       expect(() => parseClusterNodes(raw)).toThrow(/REDIS_CLUSTER_NODES entry \d must be host:port/);
     },
   );
+});
+
+describe('defaultThrottleKeyPrefix', () => {
+  it.each([
+    ['superbiz', 'superbiz:throttle:superbiz'],
+    ['Ops_Diag', 'superbiz:throttle:ops_diag'],
+    ['diag.prod$1', 'superbiz:throttle:diag_prod_1'],
+    ['x'.repeat(80), `superbiz:throttle:${'x'.repeat(46)}`],
+  ])('%s -> %s', (name, prefix) => expect(defaultThrottleKeyPrefix(name)).toBe(prefix));
+});
+
+describe('redisConfig throttle prefix', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  it('defaults per service database and keeps an explicit prefix', () => {
+    delete process.env.REDIS_THROTTLE_KEY_PREFIX;
+    process.env.DB_NAME = 'ops_diag';
+    expect(redisConfig().throttleKeyPrefix).toBe('superbiz:throttle:ops_diag');
+    process.env.REDIS_THROTTLE_KEY_PREFIX = 'shared:limit';
+    expect(redisConfig().throttleKeyPrefix).toBe('shared:limit');
+  });
 });

@@ -1,6 +1,7 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import { ConfigValidationError, validateEnv } from '@app/config';
+import { DatabaseEnv } from '@app/trace';
 
 export class RedisEnv {
   @IsString() @MinLength(1) REDIS_HOST: string = '127.0.0.1';
@@ -13,8 +14,11 @@ export class RedisEnv {
   @IsInt() @Min(50) @Max(60_000) REDIS_CONNECT_TIMEOUT_MS: number = 2000;
   /** `host:port` seed nodes of a Redis Cluster, comma-separated; when set, REDIS_HOST/PORT are not used. */
   @IsString() REDIS_CLUSTER_NODES: string = '';
-  /** Keys of the shared rate limit; replicas of one deployment must use the same prefix. */
-  @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) REDIS_THROTTLE_KEY_PREFIX: string = 'superbiz:throttle';
+  /**
+   * Keys of the shared rate limit; replicas of one deployment must use the same prefix. Unset: one per
+   * service database, so two services sharing a Redis never share a limit.
+   */
+  @IsOptional() @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) REDIS_THROTTLE_KEY_PREFIX?: string;
 }
 
 export interface RedisNode {
@@ -40,6 +44,12 @@ export function parseClusterNodes(raw: string): RedisNode[] {
     });
 }
 
+/** `superbiz:throttle:<service database>`, the database name lower-cased and cut to the allowed characters. */
+export function defaultThrottleKeyPrefix(databaseName: string): string {
+  const name = databaseName.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  return `superbiz:throttle:${name}`.slice(0, 64);
+}
+
 export const redisConfig = registerAs('redis', () => {
   const env = validateEnv(RedisEnv);
   const clusterNodes = parseClusterNodes(env.REDIS_CLUSTER_NODES);
@@ -56,7 +66,8 @@ export const redisConfig = registerAs('redis', () => {
     commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS,
     connectTimeoutMs: env.REDIS_CONNECT_TIMEOUT_MS,
     clusterNodes,
-    throttleKeyPrefix: env.REDIS_THROTTLE_KEY_PREFIX,
+    throttleKeyPrefix:
+      env.REDIS_THROTTLE_KEY_PREFIX ?? defaultThrottleKeyPrefix(validateEnv(DatabaseEnv).DB_NAME),
   };
 });
 export type RedisConfig = ConfigType<typeof redisConfig>;

@@ -15,7 +15,12 @@ import {
 } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
-import { JsonlLogSourceConfig, parseTopicGlobs } from '../logs/jsonl-log-source';
+import {
+  DEFAULT_JSONL_FIELDS,
+  JsonlFieldNames,
+  JsonlLogSourceConfig,
+  parseTopicGlobs,
+} from '../logs/jsonl-log-source';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
@@ -41,10 +46,11 @@ export class ToolsEnv {
   @IsString()
   @MinLength(1)
   LOGS_JSONL_TOPICS: string = 'APPLICATION=application*.jsonl,ACCESS=access*.jsonl,DATABASE=database*.jsonl';
-  @IsString() @MinLength(1) LOGS_JSONL_TIMESTAMP_FIELD: string = 'timestamp';
-  @IsString() @MinLength(1) LOGS_JSONL_LEVEL_FIELD: string = 'level';
-  @IsString() @MinLength(1) LOGS_JSONL_SERVICE_FIELD: string = 'service';
-  @IsString() @MinLength(1) LOGS_JSONL_MESSAGE_FIELD: string = 'message';
+  /** Unset = the common names exporters write (DEFAULT_JSONL_FIELDS); set = only this field name. */
+  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_TIMESTAMP_FIELD?: string;
+  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_LEVEL_FIELD?: string;
+  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_SERVICE_FIELD?: string;
+  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_MESSAGE_FIELD?: string;
   /** A fixed "now" for the time window, to replay an exported incident; unset = the real clock. */
   @IsOptional() @IsISO8601({ strict: true }) LOGS_JSONL_NOW?: string;
   @IsInt() @Min(1) @Max(1_000_000) LOGS_JSONL_MAX_MATCHES: number = 20_000;
@@ -56,6 +62,17 @@ export class ToolsEnv {
 export type LogsConfig =
   | { backend: 'none' | 'mock'; warnMockOutsideDemo: boolean }
   | { backend: 'jsonl'; jsonl: JsonlLogSourceConfig; now: Date | null };
+
+/** The field names per role: a configured name alone, else the common names. */
+export function jsonlFieldsOf(env: ToolsEnv): JsonlFieldNames {
+  const only = (name: string | undefined, defaults: string[]) => (name ? [name] : defaults);
+  return {
+    timestamp: only(env.LOGS_JSONL_TIMESTAMP_FIELD, DEFAULT_JSONL_FIELDS.timestamp),
+    level: only(env.LOGS_JSONL_LEVEL_FIELD, DEFAULT_JSONL_FIELDS.level),
+    service: only(env.LOGS_JSONL_SERVICE_FIELD, DEFAULT_JSONL_FIELDS.service),
+    message: only(env.LOGS_JSONL_MESSAGE_FIELD, DEFAULT_JSONL_FIELDS.message),
+  };
+}
 
 /** The log backend slice; relations single-key rules cannot express fail here, naming the key. */
 export function logsConfigOf(env: ToolsEnv): LogsConfig {
@@ -83,12 +100,7 @@ export function logsConfigOf(env: ToolsEnv): LogsConfig {
     jsonl: {
       directory,
       topics,
-      fields: {
-        timestamp: env.LOGS_JSONL_TIMESTAMP_FIELD,
-        level: env.LOGS_JSONL_LEVEL_FIELD,
-        service: env.LOGS_JSONL_SERVICE_FIELD,
-        message: env.LOGS_JSONL_MESSAGE_FIELD,
-      },
+      fields: jsonlFieldsOf(env),
       maxMatches: env.LOGS_JSONL_MAX_MATCHES,
     },
     now: env.LOGS_JSONL_NOW ? new Date(env.LOGS_JSONL_NOW) : null,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ToolFailure } from '@app/harness';
 import { logsConfigOf, ToolsEnv } from '../config/tools.config';
 import {
+  DEFAULT_JSONL_FIELDS,
   globToRegExp,
   JsonlLogSource,
   JsonlLogSourceConfig,
@@ -11,10 +12,13 @@ import {
   outsideWindow,
   parseLine,
   parseTopicGlobs,
+  readLine,
+  timeKeysOf,
+  timestampOf,
 } from './jsonl-log-source';
 import { projectLogs } from './query-logs-result-projector';
 
-const FIELDS = { timestamp: 'timestamp', level: 'level', service: 'service', message: 'message' };
+const FIELDS = DEFAULT_JSONL_FIELDS;
 
 describe('parseTopicGlobs', () => {
   it('maps topics to file-name globs', () => {
@@ -57,14 +61,131 @@ describe('normalizeLevel', () => {
     [40, 'WARN'],
     [30, 'INFO'],
     [20, 'DEBUG'],
+    [60, 'ERROR'],
+    [10, 'DEBUG'],
+    ['50', 'ERROR'],
+    // one-letter levels (logcat, glog, Serilog compact)
+    ['E', 'ERROR'],
+    ['W', 'WARN'],
+    ['I', 'INFO'],
+    ['D', 'DEBUG'],
+    ['F', 'ERROR'],
+    ['t', 'DEBUG'],
+    // syslog severities
+    [0, 'ERROR'],
+    [3, 'ERROR'],
+    ['4', 'WARN'],
+    [5, 'INFO'],
+    [6, 'INFO'],
+    [7, 'DEBUG'],
+    // Java util logging, Python
+    ['SEVERE', 'ERROR'],
+    ['CRITICAL', 'ERROR'],
+    ['FINE', 'DEBUG'],
     ['something', 'INFO'],
     [undefined, 'INFO'],
   ])('%j -> %s', (value, level) => expect(normalizeLevel(value)).toBe(level));
 });
 
+describe('timestampOf', () => {
+  it.each<[unknown, string | null]>([
+    ['2026-12-03T13:27:07Z', '2026-12-03T13:27:07.000Z'],
+    ['2026-12-03T13:27:07.624+08:00', '2026-12-03T05:27:07.624Z'],
+    ['2026-12-03T13:27:07.624-0500', '2026-12-03T18:27:07.624Z'],
+    ['2026-12-03T13:27:07.123456789Z', '2026-12-03T13:27:07.123Z'],
+    // without zone: UTC, never the machine's local zone
+    ['2026-12-03T13:27:07', '2026-12-03T13:27:07.000Z'],
+    ['2026-12-03T13:27:07.5', '2026-12-03T13:27:07.500Z'],
+    // log4j / logback default layout
+    ['2026-12-03 13:27:07,624', '2026-12-03T13:27:07.624Z'],
+    ['2026-12-03 13:27:07.624 +0100', '2026-12-03T12:27:07.624Z'],
+    ['2026-12-03 13:27:07 UTC', '2026-12-03T13:27:07.000Z'],
+    // epoch numbers and digit strings
+    [1796304427, '2026-12-03T13:27:07.000Z'],
+    [1796304427.5, '2026-12-03T13:27:07.500Z'],
+    [1796304427624, '2026-12-03T13:27:07.624Z'],
+    ['1796304427624', '2026-12-03T13:27:07.624Z'],
+    ['1796304427', '2026-12-03T13:27:07.000Z'],
+    [1796304427624000, '2026-12-03T13:27:07.624Z'],
+    [1796304427624000000, '2026-12-03T13:27:07.624Z'],
+    ['Thu, 03 Dec 2026 13:27:07 GMT', '2026-12-03T13:27:07.000Z'],
+    ['2026-13-03 13:27:07', null],
+    ['yesterday', null],
+    ['', null],
+    [0, null],
+    [null, null],
+    [true, null],
+  ])('%j -> %s', (value, expected) => {
+    const at = timestampOf(value);
+    expect(Number.isFinite(at) ? new Date(at).toISOString() : null).toBe(expected);
+  });
+});
+
+describe('readLine with the common field names', () => {
+  it.each<[string, Record<string, unknown>]>([
+    [
+      '{"ts":"2026-12-03 13:27:07,624","lvl":"E","svc":"billing","msg":"upstream timeout"}',
+      {
+        timestamp: '2026-12-03T13:27:07.624Z',
+        level: 'ERROR',
+        service: 'billing',
+        message: 'upstream timeout',
+        fieldsUsed: { timestamp: 'ts', level: 'lvl', service: 'svc', message: 'msg' },
+      },
+    ],
+    [
+      '{"@timestamp":"2026-12-03T13:27:07Z","log":{"level":"warn"},"service":{"name":"api"},"message":"slow"}',
+      {
+        level: 'WARN',
+        service: 'api',
+        fieldsUsed: {
+          timestamp: '@timestamp',
+          level: 'log.level',
+          service: 'service.name',
+          message: 'message',
+        },
+      },
+    ],
+    [
+      '{"time":1796304427624,"level":50,"name":"pino-app","msg":"boom"}',
+      { level: 'ERROR', service: 'pino-app', message: 'boom' },
+    ],
+    [
+      '{"time":"1796304427624","severity":"ERROR","app":"web","log":"GET /x 500"}',
+      { timestamp: '2026-12-03T13:27:07.624Z', service: 'web', message: 'GET /x 500' },
+    ],
+    [
+      '{"timestamp":"2026-12-03T13:27:07Z","levelname":"CRITICAL","logger":"worker","message":"died"}',
+      { level: 'ERROR', service: 'worker' },
+    ],
+    [
+      '{"date":"2026-12-03T13:27:07Z","level":"shouty","message":"x"}',
+      {
+        level: 'INFO',
+        unknownLevel: true,
+        service: 'unknown',
+        fieldsUsed: expect.objectContaining({ service: null }),
+      },
+    ],
+    // an unreadable first candidate falls through to the next one
+    [
+      '{"time":"n/a","ts":1796304427,"msg":"x"}',
+      { timestamp: '2026-12-03T13:27:07.000Z', fieldsUsed: expect.objectContaining({ timestamp: 'ts' }) },
+    ],
+  ])('%s', (line, expected) => expect(readLine(line, DEFAULT_JSONL_FIELDS)).toMatchObject(expected));
+
+  it.each([
+    ['not json', 'NOT_JSON'],
+    ['[1,2]', 'NOT_JSON'],
+    ['{"msg":"no time"}', 'NO_TIMESTAMP'],
+    ['{"ts":"later","msg":"bad time"}', 'NO_TIMESTAMP'],
+    ['{"ts":1796304427}', 'NO_MESSAGE'],
+  ])('%s is %s', (line, reason) => expect(readLine(line, DEFAULT_JSONL_FIELDS)).toBe(reason));
+});
+
 describe('parseLine', () => {
   it('reads configured and dotted field names and epoch timestamps', () => {
-    const fields = { timestamp: '@t', level: 'log.level', service: 'svc', message: 'msg' };
+    const fields = { timestamp: ['@t'], level: ['log.level'], service: ['svc'], message: ['msg'] };
     expect(parseLine('{"@t":1764672000,"log":{"level":"warning"},"svc":"api","msg":"slow"}', fields)).toEqual(
       {
         at: 1764672000000,
@@ -92,8 +213,7 @@ describe('parseLine', () => {
 });
 
 describe('outsideWindow', () => {
-  const key = '"ts"';
-  const pattern = /"ts"\s*:\s*(?:"([^"\\]*)"|(\d+(?:\.\d+)?))/;
+  const keys = timeKeysOf(DEFAULT_JSONL_FIELDS.timestamp);
   const from = Date.parse('2026-12-02T10:00:00Z');
   const to = Date.parse('2026-12-02T11:00:00Z');
   it.each([
@@ -106,7 +226,11 @@ describe('outsideWindow', () => {
     ['{"meta":{"ts":"2026-12-01T00:00:00Z"},"ts":"2026-12-02T10:30:00Z"}', false],
     ['{"ts":"soon"}', false],
     ['{"other":"2026-12-01T00:00:00Z"}', false],
-  ])('%s -> %s', (line, skipped) => expect(outsideWindow(line, key, pattern, from, to)).toBe(skipped));
+    ['{"ts":"2026-12-02 09:00:00,123"}', true],
+    ['{"ts":"1764669600000"}', true],
+    // two candidate keys: the full parse decides which one counts
+    ['{"time":"2026-12-02T10:30:00Z","ts":"2026-12-01T00:00:00Z"}', false],
+  ])('%s -> %s', (line, skipped) => expect(outsideWindow(line, keys, from, to)).toBe(skipped));
 });
 
 describe('JsonlLogSource', () => {
@@ -136,6 +260,7 @@ describe('JsonlLogSource', () => {
       [
         line(35, 'HikariPool-1 - Connection is not available, request timed out after 30000ms'),
         'garbage line',
+        '2026-12-02 10:30:00 ERROR HikariPool-1 - plain-text line in a JSON-lines file',
         '',
         line(5, 'HikariPool-1 - Connection is not available, request timed out after 30000ms'),
         line(12, 'Order order-1 created', 'info'),
@@ -178,7 +303,50 @@ describe('JsonlLogSource', () => {
       maxTotalChars: 6000,
     });
     expect(projection.evidenceStatus).toBe('EVIDENCE_FOUND');
-    expect(projection.result).toMatchObject({ source_kind: 'FILE', match_count: 2 });
+    expect(projection.result).toMatchObject({ source_kind: 'FILE', match_count: 2, unreadable_lines: 1 });
+    expect(String(projection.result.note)).toMatch(/1 line .* could not be read/);
+  });
+
+  it('reads an export with other field names, log4j timestamps and one-letter levels unconfigured', async () => {
+    writeFileSync(
+      join(dir, 'app-c.jsonl'),
+      [
+        JSON.stringify({
+          ts: '2026-12-02 10:25:00,624',
+          lvl: 'E',
+          svc: 'billing',
+          msg: 'HikariPool-1 exhausted',
+        }),
+        JSON.stringify({
+          ts: String(Date.parse('2026-12-02T10:26:00Z')),
+          lvl: 'W',
+          svc: 'billing',
+          msg: 'HikariPool-1 slow',
+        }),
+      ].join('\n'),
+    );
+    try {
+      const raw = await source().search(
+        { topic: 'APPLICATION', query: 'HikariPool billing', ...window },
+        new AbortController().signal,
+      );
+      expect(raw.events.filter((event) => event.service === 'billing')).toEqual([
+        {
+          timestamp: '2026-12-02T10:25:00.624Z',
+          level: 'ERROR',
+          service: 'billing',
+          message: 'HikariPool-1 exhausted',
+        },
+        {
+          timestamp: '2026-12-02T10:26:00.000Z',
+          level: 'WARN',
+          service: 'billing',
+          message: 'HikariPool-1 slow',
+        },
+      ]);
+    } finally {
+      rmSync(join(dir, 'app-c.jsonl'));
+    }
   });
 
   it('reads only the topic of the query and finds nothing outside its terms', async () => {
@@ -187,6 +355,7 @@ describe('JsonlLogSource', () => {
     expect(db.events.map((event) => event.service)).toEqual(['mysql']);
     const none = await source().search({ topic: 'APPLICATION', query: 'redis eviction', ...window }, signal);
     expect(none.events).toEqual([]);
+    expect(none.unreadable_lines).toBe(0);
   });
 
   it('refuses a topic without files as a Tool ERROR', async () => {

@@ -23,6 +23,8 @@ export interface LogRawResponse {
   start_time: string;
   end_time: string;
   events: LogEvent[];
+  /** FILE only: lines mentioning the query's terms that are not readable records (not JSON, no timestamp). */
+  unreadable_lines?: number;
 }
 
 /**

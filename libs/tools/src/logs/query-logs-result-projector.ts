@@ -85,6 +85,17 @@ function pickEvents(events: LogEvent[], max: number): LogEvent[] {
   return events.filter((event) => kept.has(event));
 }
 
+/** FILE results say how many candidate lines could not be read, so "nothing found" is never overstated. */
+function unreadableOf(raw: LogRawResponse): Record<string, unknown> {
+  if (raw.unreadable_lines === undefined) return {};
+  if (raw.unreadable_lines === 0) return { unreadable_lines: 0 };
+  const lines = raw.unreadable_lines === 1 ? '1 line' : `${raw.unreadable_lines} lines`;
+  return {
+    unreadable_lines: raw.unreadable_lines,
+    note: `${lines} mentioning the query could not be read (not JSON, or no readable timestamp/message); state this as a limitation.`,
+  };
+}
+
 /**
  * QueryLogsResultProjector (seed §8.2–8.3): patterns by stable template with count and first/last seen,
  * a small time-ordered sample that favours errors and warnings but keeps a share for INFO, secrets redacted, and the full query
@@ -142,6 +153,7 @@ export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): T
       returned_count: events.length,
       patterns,
       events,
+      ...unreadableOf(raw),
     },
     truncated,
   };
