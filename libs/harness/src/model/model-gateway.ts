@@ -14,7 +14,7 @@ import { RunContext } from '../run/run-context';
 import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { ProviderChatModel } from './provider-chat-model';
-import { classifyProviderError } from './provider-errors';
+import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 /** Where each role's model steps appear in the run's timeline. */
 const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
@@ -126,6 +126,7 @@ export class ModelGateway {
           : call.signal.aborted
             ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
             : classifyProviderError(error);
+      this.logFailure(ctx, request, failure, error);
       ctx.journal.modelStep(
         {
           ...step,
@@ -175,6 +176,24 @@ export class ModelGateway {
       duration_ms: Date.now() - startedAt.getTime(),
     });
     return message;
+  }
+
+  /**
+   * One warn line per failed call, so a rejected key or an unknown model is visible without the trace:
+   * the provider's status, error type/code and message (credentials redacted), never the prompt.
+   */
+  private logFailure(ctx: RunContext, request: ModelRequest, failure: Error, cause: unknown): void {
+    const provider =
+      failure instanceof ModelCallFailed ? providerErrorDetails(cause, [this.llm.apiKey]) : null;
+    ctx.logger('ModelGateway').warn(`model call failed (${request.role}): ${failureCode(failure)}`, {
+      role: request.role,
+      attempt: request.attempt ?? 1,
+      error_code: failureCode(failure),
+      http_status: provider?.status ?? null,
+      provider_error_type: provider?.type ?? null,
+      provider_error_code: provider?.code ?? null,
+      provider_message: provider?.message ?? null,
+    });
   }
 
   /** The role's per-call cap, never more than what is left of the role's own output-token budget. */
