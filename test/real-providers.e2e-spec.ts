@@ -240,3 +240,52 @@ describe('the start-up provider check', () => {
     }
   });
 });
+
+describe('servers that omit usage or name reasoning differently', () => {
+  it('estimates tokens when usage is absent and marks the figure as estimated', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', omit_usage: true }],
+        ...diagnosis(),
+      },
+    });
+    const response = await ask();
+    const runId = runIdOf(response.events);
+    const [step] = await rows(
+      "SELECT input_tokens, output_tokens FROM agent_step WHERE run_id = ? AND role = 'intent-router'",
+      [runId],
+    );
+    expect(step.input_tokens).toBeGreaterThan(0);
+    expect(step.output_tokens).toBeGreaterThan(0);
+    const events = await rows(
+      "SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND phase = 'ROUTING' AND event_type = 'MODEL_STEP'",
+      [runId],
+    );
+    const details = events.map((row) =>
+      typeof row.details === 'string' ? JSON.parse(row.details) : row.details,
+    );
+    expect(details[0]).toMatchObject({ tokens_estimated: true });
+    const [run] = await rows('SELECT input_tokens FROM diagnosis_run WHERE run_id = ?', [runId]);
+    expect(run.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('keeps a `reasoning` field (vLLM, Ollama) as provider reasoning in the audit', async () => {
+    stub.load({
+      profile: 'vllm-reasoning',
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', reasoning_content: 'VLLM-THOUGHT about routing' }],
+        ...diagnosis(),
+      },
+    });
+    const response = await ask();
+    const [audit] = await rows(
+      `SELECT a.content_source, a.reasoning_content FROM agent_reasoning_audit a
+       JOIN agent_step s ON s.run_id = a.run_id AND s.step_index = a.step_index
+       WHERE a.run_id = ? AND s.role = 'intent-router'`,
+      [runIdOf(response.events)],
+    );
+    // The stored text is encrypted at rest; its source says the provider sent it.
+    expect(audit.content_source).toBe('PROVIDER_REASONING');
+    expect(audit.reasoning_content).not.toBeNull();
+  });
+});

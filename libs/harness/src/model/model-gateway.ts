@@ -11,7 +11,7 @@ import { failureCode } from '../retry/failure-classification';
 import { BudgetAudit } from '../run/budget-audit';
 import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
-import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
+import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { ProviderChatModel } from './provider-chat-model';
 import { classifyProviderError, providerErrorDetails } from './provider-errors';
@@ -151,7 +151,9 @@ export class ModelGateway {
       });
       throw failure;
     }
-    const usage = tokenUsageOf(message);
+    // The library fills usage_metadata even without `usage`, leaving the counts unset.
+    const estimated = !message.usage_metadata?.total_tokens;
+    const usage = estimated ? estimatedTokenUsage(messages, message) : tokenUsageOf(message);
     ctx.budget.recordTokens(request.role, usage);
     const finishReason = message.response_metadata?.finish_reason;
     ctx.journal.modelStep(
@@ -173,6 +175,7 @@ export class ModelGateway {
       status: 'OK',
       tool_calls: (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0),
       output_tokens: usage.outputTokens,
+      ...(estimated ? { tokens_estimated: true } : {}),
       duration_ms: Date.now() - startedAt.getTime(),
     });
     return message;
