@@ -290,3 +290,19 @@ describe('servers that omit usage or name reasoning differently', () => {
     expect(audit.reasoning_content).not.toBeNull();
   });
 });
+
+describe('a final answer with prose before unfenced JSON', () => {
+  it('publishes the one unambiguous object without a repair call', async () => {
+    const [plan] = agentTurns(draftJson());
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': [plan, { content: `根据以上调查结果，结论如下：\n${draftJson()}` }],
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    expect(stub.requestsFor('evidence-repair')).toHaveLength(0);
+  });
+});
