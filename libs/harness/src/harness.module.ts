@@ -6,6 +6,7 @@ import { harnessConfig } from './config/harness.config';
 import { llmConfig } from './config/llm.config';
 import { redisConfig } from './config/redis.config';
 import { InvocationStore } from './evidence/invocation-store';
+import { LlmProviderCheck } from './model/llm-provider-check';
 import { ModelGateway } from './model/model-gateway';
 import { RedisHealthIndicator } from './redis/redis.health';
 import { RedisThrottlerStorage } from './redis/redis-throttler-storage';
@@ -23,6 +24,7 @@ const PUBLIC = [
   InvocationStore,
   HarnessRetryExecutor,
   RedisHealthIndicator,
+  LlmProviderCheck,
   ToolCatalog,
   RedisThrottlerStorage,
 ];

@@ -19,6 +19,7 @@ export { HarnessRetryPolicies } from './retry/harness-retry-policies';
 export { HarnessRetryExecutor, RetryExhausted } from './retry/harness-retry-executor';
 export { failureCode } from './retry/failure-classification';
 export { ModelGateway } from './model/model-gateway';
+export { LlmProviderCheck } from './model/llm-provider-check';
 export { GatewayChatModel } from './model/gateway-chat-model';
 export { textOf } from './model/model-audit';
 export { parseJsonAnswer } from './model/json-answer';

@@ -9,8 +9,18 @@
  *   tool messages, unknown roles / request arguments / message fields rejected, `max_tokens` and
  *   `max_completion_tokens` honoured. Never returns `reasoning_content` (OpenAI does not).
  * - `lenient`: no rules; replies exactly as scripted.
+ * - `ollama-think`: a local server without a reasoning parser (Ollama, LM Studio, vLLM without
+ *   `--reasoning-parser`): the model's thinking arrives inside `content` as `<think>…</think>\n\n`.
+ * - `vllm-reasoning`: vLLM ≥ 0.9 / Ollama's OpenAI API: thinking in a `reasoning` field, never
+ *   `reasoning_content`.
  */
-export const PROVIDER_PROFILES = ['deepseek-thinking', 'openai', 'lenient'] as const;
+export const PROVIDER_PROFILES = [
+  'deepseek-thinking',
+  'openai',
+  'lenient',
+  'ollama-think',
+  'vllm-reasoning',
+] as const;
 export type ProviderProfile = (typeof PROVIDER_PROFILES)[number];
 
 /** What an unscripted profile means: the default model is DeepSeek's, so the default is its strict mode. */
@@ -178,6 +188,8 @@ export function checkRequest(profile: ProviderProfile, body: Record<string, unkn
   const messages = Array.isArray(body.messages) ? (body.messages as RequestMessage[]) : [];
   switch (profile) {
     case 'lenient':
+    case 'ollama-think':
+    case 'vllm-reasoning':
       return null;
     case 'openai':
       return checkOpenAi(body, messages);
@@ -190,6 +202,8 @@ export interface ReplyShape {
   content: string;
   /** Set by shapeReply: the reply's output tokens (≈ chars / 4), the bound when cut. */
   reasoning_content?: string;
+  /** vLLM ≥ 0.9's name for the same thing. */
+  reasoning?: string;
   tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
   finish_reason: string;
   completion_tokens: number;
@@ -219,6 +233,15 @@ export function shapeReply(
     shaped.reasoning_content = `stub reasoning of ${context.role}, turn ${context.turn}`;
   }
   if (profile === 'openai') delete shaped.reasoning_content;
+  const thinking = shaped.reasoning_content ?? `stub thinking of ${context.role}, turn ${context.turn}`;
+  if (profile === 'ollama-think') {
+    delete shaped.reasoning_content;
+    return { ...shaped, content: `<think>\n${thinking}\n</think>\n\n${shaped.content}` };
+  }
+  if (profile === 'vllm-reasoning') {
+    delete shaped.reasoning_content;
+    return { ...shaped, reasoning: thinking };
+  }
   const reasoningTokens = approxTokens(shaped.reasoning_content ?? '');
   const used = approxTokens(
     (shaped.reasoning_content ?? '') +

@@ -137,6 +137,15 @@ export class StubLlmServer {
       this.requests.length = 0;
       return sendJson(res, 200, { cleared: true });
     }
+    const keyRejection = this.checkApiKey(req);
+    if (path === '/v1/models' && req.method === 'GET') {
+      if (keyRejection) return sendJson(res, 401, keyRejection);
+      const models = this.script.models ?? [];
+      return sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'stub' })),
+      });
+    }
     if (path !== '/v1/chat/completions' || req.method !== 'POST') {
       return this.sendError(res, 404, 'not_found', `no route ${req.method} ${path}`);
     }
@@ -151,6 +160,17 @@ export class StubLlmServer {
     if (!role) {
       return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
     }
+    if (keyRejection) return sendJson(res, 401, keyRejection);
+    if (this.script.models && !this.script.models.includes(String(body.model))) {
+      return sendJson(res, 404, {
+        error: {
+          message: `The model \`${String(body.model)}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      });
+    }
     const rejection = checkRequest(this.profile, body);
     if (rejection) return sendJson(res, rejection.status, rejection.body);
     const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
@@ -160,12 +180,14 @@ export class StubLlmServer {
     }
     if (reply.delay_ms && !(await waitUnlessClosed(reply.delay_ms, res))) return;
     if (reply.error) {
-      return this.sendError(
-        res,
-        reply.error,
-        'scripted_error',
-        `scripted HTTP ${reply.error} for role "${role}"`,
-      );
+      if (reply.retry_after !== undefined) res.setHeader('retry-after', reply.retry_after);
+      return sendJson(res, reply.error, {
+        error: {
+          message: reply.error_message ?? `scripted HTTP ${reply.error} for role "${role}"`,
+          type: reply.error_type ?? 'scripted_error',
+          code: reply.error_code ?? 'scripted_error',
+        },
+      });
     }
     const completion = this.buildCompletion(body, reply, { role, turn });
     if (body.stream) this.stream(res, completion, body.stream_options?.include_usage === true);
@@ -235,12 +257,15 @@ export class StubLlmServer {
             ...(shaped.reasoning_content !== undefined
               ? { reasoning_content: shaped.reasoning_content }
               : {}),
+            ...(shaped.reasoning !== undefined ? { reasoning: shaped.reasoning } : {}),
             ...(shaped.tool_calls.length > 0 ? { tool_calls: shaped.tool_calls } : {}),
           },
           finish_reason: shaped.finish_reason,
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      ...(reply.omit_usage
+        ? {}
+        : { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
     };
   }
 
@@ -266,6 +291,7 @@ export class StubLlmServer {
       send({ choices: [{ index: 0, delta: value, finish_reason: finish }] });
     delta({ role: 'assistant', content: '' });
     if (choice.message.reasoning_content) delta({ reasoning_content: choice.message.reasoning_content });
+    if (choice.message.reasoning) delta({ reasoning: choice.message.reasoning });
     if (choice.message.content) delta({ content: choice.message.content });
     (choice.message.tool_calls ?? []).forEach((call, index) => {
       delta({
@@ -276,8 +302,23 @@ export class StubLlmServer {
       delta({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
     });
     delta({}, choice.finish_reason);
-    if (includeUsage) send({ choices: [], usage: completion.usage });
+    if (includeUsage && completion.usage) send({ choices: [], usage: completion.usage });
     res.end('data: [DONE]\n\n');
+  }
+
+  /** OpenAI's answer to a missing or wrong key, or null when the script sets no key or it matches. */
+  private checkApiKey(req: IncomingMessage) {
+    const expected = this.script.api_key;
+    if (expected === undefined || req.headers.authorization === `Bearer ${expected}`) return null;
+    return {
+      error: {
+        message:
+          'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    };
   }
 
   private sendError(res: ServerResponse, status: number, code: string, message: string): void {

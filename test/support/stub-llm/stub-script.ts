@@ -19,6 +19,14 @@ export const stubReplySchema = z.strictObject({
     .optional(),
   /** Answer with this HTTP status and an OpenAI-style error body instead of a completion. */
   error: z.number().int().min(400).max(599).optional(),
+  /** With `error`: the provider's own error body fields (e.g. DashScope's "thinking needs streaming"). */
+  error_type: z.string().optional(),
+  error_code: z.string().optional(),
+  error_message: z.string().optional(),
+  /** With `error`: a `Retry-After` header, as delta-seconds ("2") or an HTTP date. */
+  retry_after: z.string().optional(),
+  /** Leave `usage` out of the completion, as some OpenAI-compatible servers do. */
+  omit_usage: z.boolean().optional(),
   /** Wait this long before answering (the wait ends early if the client goes away). */
   delay_ms: z.number().int().min(0).max(600_000).optional(),
   finish_reason: z.string().optional(),
@@ -46,6 +54,10 @@ export const stubScriptSchema = z.strictObject({
   repeat: z.boolean().optional(),
   /** Which real provider's rules the server enforces (provider-profiles.ts); default deepseek-thinking. */
   profile: z.enum(PROVIDER_PROFILES).optional(),
+  /** The only accepted `Authorization: Bearer` key; any other gets OpenAI's 401 invalid_api_key. */
+  api_key: z.string().min(1).optional(),
+  /** Served by `GET /v1/models`; a completion for any other model gets OpenAI's 404 model_not_found. */
+  models: z.array(z.string().min(1)).optional(),
 });
 
 export type StubReply = z.infer<typeof stubReplySchema>;

@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { RedisHealthIndicator } from '@app/harness';
+import { LlmProviderCheck, RedisHealthIndicator } from '@app/harness';
 
 @ApiTags('health')
 @SkipThrottle()
@@ -12,15 +12,20 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly mysql: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly llm: LlmProviderCheck,
   ) {}
 
   @Get()
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness of the service database (mysql) and the evidence store (redis)' })
+  @ApiOperation({
+    summary:
+      'Readiness of the service database (mysql), the evidence store (redis) and the LLM provider (llm)',
+  })
   check() {
     return this.health.check([
       () => this.mysql.pingCheck('mysql', { timeout: 2000 }),
       () => this.redis.check('redis'),
+      () => this.llm.check('llm'),
     ]);
   }
 }

@@ -9,13 +9,30 @@ export interface RoutingInput {
   last_user_query: string | null;
 }
 
-/** Exactly one of the three intents, nothing around it (quotes and whitespace aside). */
+/** Thinking blocks that local servers without a reasoning parser leave in the content (Ollama, LM Studio, vLLM). */
+const THINK_BLOCK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1>/gi;
+/** Markdown emphasis, headings, quotes and trailing punctuation around a label. */
+const DECORATION = /^[\s#>*_`"'“”‘’]+|[\s*_`"'“”‘’.:!,;]+$/g;
+const LABEL_WORD = /[A-Za-z_]+/g;
+
+/**
+ * The one intent a reply names, read the way a careful parser reads it: thinking blocks dropped, then
+ * the first non-blank line stripped of emphasis, quotes and case. The label must be that whole line or
+ * its first word, and no other label may appear anywhere in the reply; anything else is off-enum (null).
+ */
 export function parseIntent(text: string): Intent | null {
-  const value = text
-    .trim()
-    .replace(/^["'`]+|["'`.]+$/g, '')
-    .trim();
-  return (INTENTS as readonly string[]).includes(value) ? (value as Intent) : null;
+  const visible = text.replace(THINK_BLOCK, '');
+  if (/<\/?(think|thinking|reasoning)>/i.test(visible)) return null;
+  const firstLine = visible.split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
+  const cleaned = firstLine.replace(DECORATION, '').replace(/[*_`]{2,}/g, '');
+  const firstWord = (/^[A-Za-z_]+/.exec(cleaned)?.[0] ?? '').toUpperCase();
+  if (!(INTENTS as readonly string[]).includes(firstWord)) return null;
+  const named = new Set(
+    [...visible.matchAll(LABEL_WORD)]
+      .map((match) => match[0].toUpperCase())
+      .filter((word) => (INTENTS as readonly string[]).includes(word)),
+  );
+  return named.size === 1 ? (firstWord as Intent) : null;
 }
 
 /**

@@ -31,7 +31,21 @@ describe('LLM config', () => {
     });
   });
 
+  it('accepts LLM_REASONING_EFFORT=none (providers that switch thinking off with it)', () => {
+    expect(loadLlmConfig({ LLM_REASONING_EFFORT: 'none' }).reasoningEffort).toBe('none');
+  });
+
   it.each([
+    [{}, 'models'],
+    [{ NODE_ENV: 'test' }, 'off'],
+    [{ NODE_ENV: 'test', LLM_STARTUP_CHECK: 'completion' }, 'completion'],
+    [{ LLM_STARTUP_CHECK: 'off' }, 'off'],
+  ])('start-up provider check for %p is %p', (env, check) => {
+    expect(loadLlmConfig(env).startupCheck).toBe(check);
+  });
+
+  it.each([
+    [{ LLM_STARTUP_CHECK: 'ping' }, 'LLM_STARTUP_CHECK'],
     [{ LLM_TEMPERATURE: '3' }, 'LLM_TEMPERATURE'],
     [{ LLM_REASONING_EFFORT: 'extreme' }, 'LLM_REASONING_EFFORT'],
     [{ LLM_SEMANTIC_GUARD_MAX_TOKENS: '8' }, 'LLM_SEMANTIC_GUARD_MAX_TOKENS'],

@@ -3,8 +3,11 @@ import { IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength
 import { ConfigValidationError, validateEnv } from '@app/config';
 import type { PromptRole } from '../model/prompt-library';
 
-const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high'] as const;
 type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+const STARTUP_CHECKS = ['models', 'completion', 'off'] as const;
+type StartupCheck = (typeof STARTUP_CHECKS)[number];
 
 /** Request fields the gateway owns: LLM_EXTRA_BODY may not override them. */
 const RESERVED_BODY_KEYS = [
@@ -35,6 +38,12 @@ export class LlmEnv {
 
   /** Sent as `reasoning_effort`; unset sends nothing. */
   @IsOptional() @IsIn(REASONING_EFFORTS) LLM_REASONING_EFFORT?: ReasoningEffort;
+
+  /**
+   * The start-up provider check: `models` (GET /models), `completion` (a 1-token completion, for
+   * providers without a model list) or `off`. Unset: `models`, and `off` under NODE_ENV=test.
+   */
+  @IsOptional() @IsIn(STARTUP_CHECKS) LLM_STARTUP_CHECK?: StartupCheck;
 
   /** A JSON object merged into every request body, e.g. {"thinking":{"type":"enabled"}}. */
   @IsOptional() @IsString() LLM_EXTRA_BODY?: string;
@@ -89,6 +98,7 @@ export function loadLlmConfig(source: Record<string, string | undefined> = proce
     temperature: env.LLM_TEMPERATURE,
     reasoningEffort: env.LLM_REASONING_EFFORT,
     extraBody: parseExtraBody(env.LLM_EXTRA_BODY),
+    startupCheck: env.LLM_STARTUP_CHECK ?? (source.NODE_ENV === 'test' ? 'off' : 'models'),
     maxTokens,
   };
 }

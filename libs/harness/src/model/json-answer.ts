@@ -32,7 +32,8 @@ function leadingObjectLength(text: string): number {
  * 1. the whole text is JSON;
  * 2. the whole text is one fenced block (```json or ```) holding JSON;
  * 3. prose around fenced blocks, exactly one of which holds a JSON object: that object;
- * 4. the text starts with a JSON object followed by a remark with no `{` and no fence: that object.
+ * 4. the text starts with a JSON object followed by a remark with no `{` and no fence: that object;
+ * 5. prose with no brace and no fence, then such an object (e.g. "结论如下：\n{…}"): that object.
  * Anything else (no JSON, two candidate objects, a remark that might hold more JSON) is ambiguous
  * and returns undefined, which sends the answer to the caller's repair path.
  */
@@ -46,8 +47,10 @@ export function parseJsonAnswer(text: string): unknown {
   const objects = fenced.filter((candidate) => candidate && isObject(candidate.value));
   if (objects.length === 1) return objects[0]!.value;
   if (fenced.length > 0) return undefined;
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{')) return undefined;
+  // Rule 5: prose without braces, then the object (and at most a remark without braces).
+  const start = text.indexOf('{');
+  if (start < 0 || text.slice(0, start).includes('}')) return undefined;
+  const trimmed = text.slice(start);
   const length = leadingObjectLength(trimmed);
   const remark = trimmed.slice(length);
   if (length === 0 || remark.includes('{') || remark.includes('```')) return undefined;

@@ -1,4 +1,9 @@
-import type { AIMessage } from '@langchain/core/messages';
+import type { AIMessage, BaseMessage } from '@langchain/core/messages';
+import type { Tiktoken } from 'js-tiktoken' with { 'resolution-mode': 'require' };
+
+// The package ships CommonJS next to ESM but declares its types as ESM only; require picks its CJS build.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { getEncoding } = require('js-tiktoken') as { getEncoding(name: 'cl100k_base'): Tiktoken };
 import type { ReasoningAuditRecord } from '@app/trace';
 import type { TokenUsage } from '../run/run-budget';
 
@@ -34,6 +39,27 @@ export const UNAVAILABLE_AUDIT: ReasoningAuditRecord = {
   reasoningContent: null,
   assistantText: null,
 };
+
+let encoding: Tiktoken | undefined;
+const countTokens = (text: string) => (encoding ??= getEncoding('cl100k_base')).encode(text).length;
+
+/**
+ * Token usage when the server sent no `usage`: counted with a real BPE tokenizer (cl100k), so budgets
+ * still trip. The figure is an estimate (each provider tokenizes its own way), and the trace says so.
+ */
+export function estimatedTokenUsage(request: BaseMessage[], reply: AIMessage): TokenUsage {
+  const inputTokens = request.reduce(
+    (sum, message) => sum + countTokens(textOf(message.content as AIMessage['content'])),
+    0,
+  );
+  const outputTokens = countTokens(
+    [
+      textOf(reply.content),
+      ...(reply.tool_calls ?? []).map((call) => `${call.name}${JSON.stringify(call.args)}`),
+    ].join(''),
+  );
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
 
 export function tokenUsageOf(message: AIMessage): TokenUsage {
   const usage = message.usage_metadata;

@@ -11,10 +11,10 @@ import { failureCode } from '../retry/failure-classification';
 import { BudgetAudit } from '../run/budget-audit';
 import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
-import { reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
+import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { ProviderChatModel } from './provider-chat-model';
-import { classifyProviderError } from './provider-errors';
+import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 /** Where each role's model steps appear in the run's timeline. */
 const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
@@ -126,6 +126,7 @@ export class ModelGateway {
           : call.signal.aborted
             ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
             : classifyProviderError(error);
+      this.logFailure(ctx, request, failure, error);
       ctx.journal.modelStep(
         {
           ...step,
@@ -150,7 +151,9 @@ export class ModelGateway {
       });
       throw failure;
     }
-    const usage = tokenUsageOf(message);
+    // The library fills usage_metadata even without `usage`, leaving the counts unset.
+    const estimated = !message.usage_metadata?.total_tokens;
+    const usage = estimated ? estimatedTokenUsage(messages, message) : tokenUsageOf(message);
     ctx.budget.recordTokens(request.role, usage);
     const finishReason = message.response_metadata?.finish_reason;
     ctx.journal.modelStep(
@@ -172,9 +175,28 @@ export class ModelGateway {
       status: 'OK',
       tool_calls: (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0),
       output_tokens: usage.outputTokens,
+      ...(estimated ? { tokens_estimated: true } : {}),
       duration_ms: Date.now() - startedAt.getTime(),
     });
     return message;
+  }
+
+  /**
+   * One warn line per failed call, so a rejected key or an unknown model is visible without the trace:
+   * the provider's status, error type/code and message (credentials redacted), never the prompt.
+   */
+  private logFailure(ctx: RunContext, request: ModelRequest, failure: Error, cause: unknown): void {
+    const provider =
+      failure instanceof ModelCallFailed ? providerErrorDetails(cause, [this.llm.apiKey]) : null;
+    ctx.logger('ModelGateway').warn(`model call failed (${request.role}): ${failureCode(failure)}`, {
+      role: request.role,
+      attempt: request.attempt ?? 1,
+      error_code: failureCode(failure),
+      http_status: provider?.status ?? null,
+      provider_error_type: provider?.type ?? null,
+      provider_error_code: provider?.code ?? null,
+      provider_message: provider?.message ?? null,
+    });
   }
 
   /** The role's per-call cap, never more than what is left of the role's own output-token budget. */

@@ -107,8 +107,28 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
     // ever make the one attempt, at a cost on every call. Errors are wrapped as the library wraps them,
     // so failure classification is unchanged. `_getClientOptions` also creates the client on first use.
     const clientOptions = this._getClientOptions({ ...sdkOptions, maxRetries: 0 });
-    return this.client.chat.completions.create(augmented, clientOptions).catch((error: unknown) => {
-      throw wrapOpenAIClientError(error);
-    });
+    return this.client.chat.completions
+      .create(augmented, clientOptions)
+      .then(withReasoningField, (error: unknown) => {
+        throw wrapOpenAIClientError(error);
+      });
   }
+}
+
+/**
+ * vLLM ≥ 0.9 and Ollama return thinking as `reasoning`, which the library drops; carried over as
+ * `reasoning_content` it is kept in the audit as provider reasoning like DeepSeek's.
+ */
+export function withReasoningField(
+  completion: OpenAIClient.Chat.Completions.ChatCompletion,
+): OpenAIClient.Chat.Completions.ChatCompletion {
+  const choices = completion.choices.map((choice) => {
+    const message = choice.message as typeof choice.message & {
+      reasoning?: unknown;
+      reasoning_content?: unknown;
+    };
+    if (typeof message.reasoning !== 'string' || message.reasoning_content !== undefined) return choice;
+    return { ...choice, message: { ...message, reasoning_content: message.reasoning } };
+  });
+  return { ...completion, choices };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TimelinePhase } from '@app/trace';
 import { RunContext } from '../run/run-context';
-import { FailureKind } from '../run/harness-errors';
+import { FailureKind, ModelCallFailed } from '../run/harness-errors';
 import { classifyFailure, failureCode } from './failure-classification';
 import { RetryOperation } from './harness-retry-policies';
 
@@ -47,14 +47,48 @@ export class HarnessRetryExecutor {
         return result;
       } catch (error) {
         const kind = classifyFailure(error);
-        this.record(ctx, operation, n, failureCode(error));
+        const hint = error instanceof ModelCallFailed ? error.hint : {};
+        const wait = hint.retryAfterMs;
+        this.record(ctx, operation, n, failureCode(error), wait);
         if (kind === null || !policy.retryableFailures.has(kind)) throw error;
         if (n >= policy.maxAttempts) throw new RetryExhausted(operation, n, kind, error);
+        // A provider refusal another attempt cannot change (bad key, unknown model) is final.
+        if (hint.transient === false) throw new RetryExhausted(operation, n, kind, error);
+        if (wait !== undefined) {
+          // The provider said when to come back: wait that long if the deadline allows, else stop here.
+          if (wait >= ctx.remainingMs()) throw new RetryExhausted(operation, n, kind, error);
+          await waitUnlessStopped(ctx, wait);
+        }
       }
     }
   }
 
-  private record(ctx: RunContext, operation: RetryOperation, attempt: number, outcome: string): void {
-    ctx.journal.event(PHASE[operation], 'ATTEMPT', { operation, attempt, outcome });
+  private record(
+    ctx: RunContext,
+    operation: RetryOperation,
+    attempt: number,
+    outcome: string,
+    retryAfterMs?: number,
+  ): void {
+    ctx.journal.event(PHASE[operation], 'ATTEMPT', {
+      operation,
+      attempt,
+      outcome,
+      ...(retryAfterMs === undefined ? {} : { retry_after_ms: retryAfterMs }),
+    });
   }
+}
+
+/** Resolves after `ms`, or as soon as the run is stopped (the loop's next check then throws). */
+function waitUnlessStopped(ctx: RunContext, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (ctx.signal.aborted) done();
+    else ctx.signal.addEventListener('abort', done, { once: true });
+  });
 }

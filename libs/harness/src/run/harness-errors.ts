@@ -56,11 +56,20 @@ export const FAILURE_KINDS = [
 ] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
+/** What the retry executor may know about a failed call beyond its kind. */
+export interface RetryHint {
+  /** False for a provider answer that another attempt cannot change (4xx other than 408/409/429). */
+  transient?: boolean;
+  /** The provider's Retry-After, in ms: the one retry waits this long, or is skipped if it does not fit. */
+  retryAfterMs?: number;
+}
+
 /** A model call failed; `kind` is safe to record, the provider's message is not kept. */
 export class ModelCallFailed extends Error {
   constructor(
     readonly kind: Extract<FailureKind, 'TIMEOUT' | 'TRANSPORT' | 'INVALID_OUTPUT'>,
     readonly code: string,
+    readonly hint: RetryHint = {},
   ) {
     super(`model call failed: ${code}`);
     this.name = 'ModelCallFailed';

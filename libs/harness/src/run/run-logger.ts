@@ -18,8 +18,9 @@ export class RunLogger {
     this.logger.log({ msg: message, ...this.fields });
   }
 
-  warn(message: string): void {
-    this.logger.warn({ msg: message, ...this.fields });
+  /** `extra` adds safe structured fields (codes, statuses), never prompts or payloads. */
+  warn(message: string, extra: Record<string, unknown> = {}): void {
+    this.logger.warn({ msg: message, ...extra, ...this.fields });
   }
 
   /** `stack` is for the operator's log only; callers never send it to a client. */
