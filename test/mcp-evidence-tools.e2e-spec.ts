@@ -119,7 +119,13 @@ describe('MCP servers as evidence tools', () => {
               },
             ],
           },
-          { content: draftJson({ cite: ['call_mcp_1'] }) },
+          // The grounding check holds the draft to what the cited server evidence says.
+          {
+            content: draftJson({
+              cite: ['call_mcp_1'],
+              text: 'the structured weather report names its humidity',
+            }),
+          },
         ],
         'semantic-guard': [SUPPORTED],
       },

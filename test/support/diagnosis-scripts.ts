@@ -2,19 +2,25 @@ import type { StubReply } from './stub-llm/stub-script';
 
 /** A draft as the Diagnosis Agent would write it; `marker` lets tests prove where its text (does not) appear. */
 export function draftJson(
-  options: { cite?: string[]; kind?: 'NORMAL' | 'NEGATIVE_OBSERVATION'; marker?: string } = {},
+  options: {
+    cite?: string[];
+    kind?: 'NORMAL' | 'NEGATIVE_OBSERVATION';
+    marker?: string;
+    /** The conclusion's and the analysis's text, for evidence that is not the pool-exhaustion logs. */
+    text?: string;
+  } = {},
 ): string {
   const marker = options.marker ?? 'DRAFT-MARKER';
   return JSON.stringify({
     conclusion: {
-      text: `${marker} payment timeouts come from HikariCP pool exhaustion in order-service`,
+      text: `${marker} ${options.text ?? 'payment timeouts come from HikariCP pool exhaustion in order-service'}`,
       based_on_analysis_ids: ['a1'],
     },
     analysis: [
       {
         analysis_id: 'a1',
         kind: options.kind ?? 'NORMAL',
-        text: `${marker} 84 HikariPool connection timeouts in the last 30 minutes`,
+        text: `${marker} ${options.text ?? '84 HikariPool connection timeouts in the last 30 minutes'}`,
         tool_call_ids: options.cite ?? ['call_logs_1'],
       },
     ],

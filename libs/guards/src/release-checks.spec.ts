@@ -77,6 +77,18 @@ describe('findReleaseViolations', () => {
   });
 });
 
+describe('findReleaseViolations: hosts the data names', () => {
+  const data = ['TLS handshake failed with api.wechatpay.example: certificate has expired'];
+  it.each<[string, string, ReleaseViolation[]]>([
+    ['a bare host a cited log line names', 'the certificate of api.wechatpay.example expired', []],
+    ['the same host with a path', 'see api.wechatpay.example/renew for the fix', ['LINK']],
+    ['the same host with a scheme', 'open https://api.wechatpay.example', ['LINK']],
+    ['a host no evidence names', 'the certificate of evil-support.com expired', ['LINK']],
+  ])('%s', (_name, text, expected) => {
+    expect(findReleaseViolations([text], { documents: [], data })).toEqual(expected);
+  });
+});
+
 describe('changesSystems', () => {
   it.each([
     ['Restart order-service', true],
@@ -141,7 +153,7 @@ describe('enforceHumanConfirmation', () => {
 
 describe('checkDraftRelease', () => {
   it('takes nothing from log lines, rows or scopes as a supplying document', () => {
-    expect(citedEvidenceOf(snapshot)).toEqual({ documents: [] });
+    expect(citedEvidenceOf(snapshot)).toMatchObject({ documents: [] });
   });
 
   it('releases a clean draft with confirmations enforced', () => {

@@ -147,7 +147,14 @@ export interface CitedEvidence {
    * so they supply nothing here.
    */
   documents: readonly string[];
+  /**
+   * The strings of cited rows and log lines. They may only supply a bare host name (no scheme, port or
+   * path): the incident's own hosts are named by the data, and naming one sends the reader nowhere.
+   */
+  data?: readonly string[];
 }
+
+const BARE_HOST = /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/iu;
 
 function matchesOf(rule: Rule, text: string): string[] {
   return [...text.matchAll(new RegExp(rule.pattern))]
@@ -171,10 +178,14 @@ export function findReleaseViolations(texts: readonly string[], evidence: CitedE
   const answer = texts.map(normaliseForRelease);
   const documents = evidence.documents.map(normaliseForRelease);
   const documentText = flatten(documents.join('\n'));
+  const dataText = flatten((evidence.data ?? []).map(normaliseForRelease).join('\n'));
+  const supplied = (rule: Rule, item: string) =>
+    documentText.includes(item) ||
+    (rule.violation === 'LINK' && BARE_HOST.test(item) && dataText.includes(item));
   for (const text of [...answer, ...documents]) for (const v of alwaysRefused(text)) found.add(v);
   for (const text of answer) {
     for (const rule of UNLESS_IN_DOCUMENT) {
-      for (const item of matchesOf(rule, text)) if (!documentText.includes(item)) found.add(rule.violation);
+      for (const item of matchesOf(rule, text)) if (!supplied(rule, item)) found.add(rule.violation);
     }
   }
   return RELEASE_VIOLATIONS.filter((violation) => found.has(violation));
@@ -230,10 +241,10 @@ function stringsOf(value: unknown, into: string[] = []): string[] {
 /** Every string of the cited knowledge documents; rows, log lines and scopes (tool arguments) supply nothing. */
 export function citedEvidenceOf(snapshot: VerifiedSnapshot): CitedEvidence {
   const cited = [...snapshot.cited.values()];
+  const isDocument = (evidence: (typeof cited)[number]) => evidence.source_type === 'KNOWLEDGE';
   return {
-    documents: stringsOf(
-      cited.filter((evidence) => evidence.source_type === 'KNOWLEDGE').map((evidence) => evidence.values),
-    ),
+    documents: stringsOf(cited.filter(isDocument).map((evidence) => evidence.values)),
+    data: stringsOf(cited.filter((evidence) => !isDocument(evidence)).map((evidence) => evidence.values)),
   };
 }
 
