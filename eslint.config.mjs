@@ -11,6 +11,17 @@ const LIB_IMPORT_PATTERNS = [
   },
 ];
 
+/** Each lib and the libs it may import: only those below it in the graph. */
+const LIBS_BELOW = {
+  config: [],
+  auth: ['config'],
+  trace: ['auth', 'config'],
+  harness: ['trace', 'auth', 'config'],
+  tools: ['harness', 'trace', 'auth', 'config'],
+  guards: ['harness', 'trace', 'auth', 'config'],
+  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config'],
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -37,9 +48,10 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  {
-    // Auth sits below every lib that guards a route (chat, tools, trace): it may use only config.
-    files: ['libs/auth/**/*.ts'],
+  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config. A lib may
+  // import only the libs below it (tools and guards are peers and do not import each other).
+  ...Object.entries(LIBS_BELOW).map(([lib, below]) => ({
+    files: [`libs/${lib}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -47,14 +59,16 @@ export default tseslint.config(
           patterns: [
             ...LIB_IMPORT_PATTERNS,
             {
-              group: ['@app/*', '!@app/config'],
-              message: 'libs/auth may import only @app/config; the other libs import auth.',
+              group: ['@app/*', ...below.map((allowed) => `!@app/${allowed}`)],
+              message: below.length
+                ? `libs/${lib} may import only ${below.map((l) => `@app/${l}`).join(', ')}: the lib graph runs one way.`
+                : `libs/${lib} is the ground: it may import no other lib.`,
             },
           ],
         },
       ],
     },
-  },
+  })),
   {
     // Tests may reach into the app's composition root to boot it.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

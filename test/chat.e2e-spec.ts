@@ -351,7 +351,7 @@ describe('POST /api/chat over real HTTP', () => {
     });
     await postChat(suite.app.baseUrl, { session_id: sessionId, query: 'third question' });
     // The immediately previous turn (SECOND) was a fallback: nothing safely published, so null — the
-    // older released FIRST behind it is not used (seed §4.6).
+    // older released FIRST behind it is not used.
     const thirdInput = JSON.parse(String(stub.requestsFor('diagnosis-agent')[0].body.messages?.[1].content));
     expect(thirdInput.previous_turn).toBeNull();
   });

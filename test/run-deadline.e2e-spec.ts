@@ -72,7 +72,7 @@ describe('run deadline and client disconnect in each phase', () => {
     },
   );
 
-  it('a deadline during the semantic guard ends in the fixed fallback, not a failure (seed §4.4)', async () => {
+  it('a deadline during the semantic guard ends in the fixed fallback, not a failure', async () => {
     stub.load({ roles: PHASES[2][1] });
     const started = Date.now();
     const response = await postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });

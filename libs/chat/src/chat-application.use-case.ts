@@ -70,7 +70,7 @@ export const SYSTEM_CHAT_CAPABILITIES =
   'I am the SuperBiz diagnosis assistant: I diagnose faults from verified evidence and answer questions from the internal knowledge base.';
 
 /**
- * One chat request end to end (seed §4.5–4.7): session and run rows, the RunContext, routing, the
+ * One chat request end to end: session and run rows, the RunContext, routing, the
  * intent's executor, exactly one terminal state in MySQL even when a step throws, and the SSE events
  * in their fixed order. The terminal state is stored before the client hears it: `content`/`failure` +
  * `done` follow the committed terminal write of the run's journal, and a failed commit is announced as

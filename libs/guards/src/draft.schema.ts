@@ -4,7 +4,7 @@ import { parseJsonAnswer } from '@app/harness';
 const id = z.string().trim().min(1).max(64);
 const text = z.string().trim().min(1).max(4000);
 
-/** The Diagnosis Agent's final answer (seed §10.2), checked in code. */
+/** The Diagnosis Agent's final answer, checked in code. */
 export const draftSchema = z.strictObject({
   conclusion: z.strictObject({ text, based_on_analysis_ids: z.array(id) }).nullable(),
   analysis: z

@@ -19,7 +19,7 @@ export type GuardedDraft =
   | { ok: false; violations: string[] };
 
 /**
- * EvidenceGuard (seed §4.3): the agent's answer must parse as a Draft and every citation must be a
+ * EvidenceGuard: the agent's answer must parse as a Draft and every citation must be a
  * READY canonical invocation of this run. On failure, one tool-less structural repair (role
  * evidence-repair, told the exact violations), then the same checks once more, plus a check that the
  * repair changed structure only (every text as the agent wrote it).

@@ -19,7 +19,7 @@ export interface VerifiedSnapshot {
 export type EvidenceCheck = { ok: true; snapshot: VerifiedSnapshot } | { ok: false; violations: string[] };
 
 /**
- * The EvidenceGuard rules of seed §4.3, as a pure function over the draft and the canonical records of
+ * The EvidenceGuard rules, as a pure function over the draft and the canonical records of
  * the cited calls (null = no such record in this run). Checks authenticity and structure only; whether
  * the evidence supports the analysis is SemanticGuard's question.
  */

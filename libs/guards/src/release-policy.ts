@@ -15,7 +15,7 @@ export interface Reference extends Omit<VerifiedEvidence, 'evidence_status'> {
   evidence_status: VerifiedEvidence['evidence_status'];
 }
 
-/** The released report: the agent's semantic content unchanged, citations expanded to references (seed §10.2). */
+/** The released report: the agent's semantic content unchanged, citations expanded to references. */
 export interface DiagnosisReport {
   conclusion: Draft['conclusion'];
   analysis: {
@@ -30,7 +30,7 @@ export interface DiagnosisReport {
   references: Reference[];
 }
 
-/** The fixed safe fallback (seed §10.3): built from a template, never by an LLM, never with draft text. */
+/** The fixed safe fallback: built from a template, never by an LLM, never with draft text. */
 export interface Fallback {
   type: FallbackType;
   conclusion: null;

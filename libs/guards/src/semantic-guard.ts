@@ -46,7 +46,7 @@ export function reviewInput(query: string, draft: Draft, snapshot: VerifiedSnaps
 }
 
 /**
- * SemanticGuard (seed §4.4): the same ChatModel in a fresh, tool-less, single-turn context, given only
+ * SemanticGuard: the same ChatModel in a fresh, tool-less, single-turn context, given only
  * the query, the draft without tool_call_ids and the verified evidence. Timeout, transport failure or an
  * answer that is not exactly {verdict, reason} is retried once with the same input (the retry matrix);
  * after that the review is unavailable. UNSUPPORTED is an answer, not a failure.

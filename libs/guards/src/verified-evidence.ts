@@ -29,7 +29,7 @@ export function verifiedEvidenceOf(
   };
 }
 
-/** Log evidence from the MOCK (demo) source: it must never read as live production data (seed §8.3). */
+/** Log evidence from the MOCK (demo) source: it must never read as live production data. */
 export function isMockEvidence(evidence: Pick<VerifiedEvidence, 'source_type' | 'source'>): boolean {
   return evidence.source_type === 'LOG' && evidence.source.endsWith('(MOCK)');
 }

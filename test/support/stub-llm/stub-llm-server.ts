@@ -12,7 +12,7 @@ import {
 import { parseStubScript, StubReply, StubScript } from './stub-script';
 import { fillTemplate, textAt } from './stub-template';
 
-/** The `<!-- role: NAME -->` marker every prompt file starts with (DESIGN.md "Roles"). */
+/** The `<!-- role: NAME -->` marker every prompt file starts with (docs/architecture.md "Prompt roles"). */
 const ROLE_MARKER = /^<!--\s*role:\s*([a-z0-9-]+)\s*-->/;
 
 export interface RecordedRequest {

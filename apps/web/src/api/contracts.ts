@@ -1,5 +1,5 @@
 /**
- * The wire contracts the UI reads (README "The chat stream", DESIGN.md "Contracts"). The UI is an HTTP
+ * The wire contracts the UI reads (README "The chat stream", docs/architecture.md "Contracts"). The UI is an HTTP
  * client like any other, so it keeps its own copy of the shapes instead of importing server code.
  */
 

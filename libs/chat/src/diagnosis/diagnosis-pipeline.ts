@@ -37,7 +37,7 @@ export type DiagnosisOutcome =
     }
   | { outcome: 'FALLBACK'; fallback: Fallback; fallbackReason: string };
 
-/** A technical failure of a guard-phase model call: no release, the fixed fallback (seed §4.4, §10.3). */
+/** A technical failure of a guard-phase model call: no release, the fixed fallback. */
 function isGuardTechnicalFailure(error: unknown): error is Error {
   return (
     error instanceof ModelCallFailed ||
@@ -55,7 +55,7 @@ export function throwIfCancelled(ctx: RunContext): void {
 }
 
 /**
- * DIAGNOSIS path (seed §4.1–4.4, §10.3): agent -> EvidenceGuard (-> one repair -> EvidenceGuard) ->
+ * DIAGNOSIS path: agent -> EvidenceGuard (-> one repair -> EvidenceGuard) ->
  * release checks (code) -> grounding check (code) -> SemanticGuard -> release policy. Only a SUPPORTED draft is released; everything else is the fixed fallback.
  * The agent loop runs under a deadline that leaves the guards their time reserve; once a draft exists,
  * a model failure, budget or deadline in repair or review ends in the fallback, never in a failure.

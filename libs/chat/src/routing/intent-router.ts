@@ -36,7 +36,7 @@ export function parseIntent(text: string): Intent | null {
 }
 
 /**
- * IntentRouter (seed §4.5): one light, tool-less call on {query, last_intent, last_user_query}; the query
+ * IntentRouter: one light, tool-less call on {query, last_intent, last_user_query}; the query
  * is never rewritten. Timeout, transport failure or a value outside the enum is retried once (the retry
  * matrix); a second failure surfaces as RetryExhausted — it never defaults to DIAGNOSIS.
  */

@@ -1,4 +1,4 @@
-/** The fixed, documented status codes of the chat stream (DESIGN.md "SSE"). */
+/** The fixed, documented status codes of the chat stream (docs/architecture.md "SSE"). */
 export const STATUS_CODES = [
   'ROUTING',
   'ANSWERING',

@@ -43,7 +43,7 @@ export class HarnessEnv {
   @IsInt() @Min(100) @Max(1_200_000) HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: number = 65_000;
   @IsInt() @Min(1000) @Max(1_000_000) HARNESS_SEMANTIC_MAX_INPUT_CHARS: number = 60_000;
 
-  // Retry matrix (seed §4.2 "重试策略装配"): the defaults are the maxima
+  // Retry matrix (docs/architecture.md "Retry matrix"): the defaults are the maxima
   @IsInt() @Min(1) @Max(2) HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS: number = 2;
   @IsInt() @Min(1) @Max(1) HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS: number = 1;
   @IsInt() @Min(1) @Max(1) HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS: number = 1;
@@ -60,7 +60,7 @@ export class HarnessEnv {
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
   @IsInt() @Min(4 * KB) @Max(512 * MB) HARNESS_EVIDENCE_MAX_RUN_BYTES: number = 5 * MB;
 
-  // previous_turn (seed §4.6)
+  // previous_turn (docs/architecture.md "Previous turn")
   @IsInt() @Min(50) @Max(20_000) HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS: number = 1000;
   @IsInt() @Min(0) @Max(50) HARNESS_PREVIOUS_TURN_MAX_SOURCE_DOCUMENTS: number = 5;
 }

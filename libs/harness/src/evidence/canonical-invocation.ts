@@ -12,7 +12,7 @@ export type AgentResult = {
 } & Record<string, unknown>;
 
 /**
- * The Redis canonical invocation (DESIGN.md): the full record of one tool call, Harness-only.
+ * The Redis canonical invocation (docs/architecture.md "Redis canonical record"): the full record of one tool call, Harness-only.
  * `evidence_status` is null while PROJECTING, EVIDENCE_FOUND/NO_EVIDENCE only when READY, ERROR when ERROR.
  */
 export interface CanonicalInvocation {

@@ -43,7 +43,7 @@ return {'OK', total}
 
 type WriteMode = 'create' | 'update';
 
-/** The canonical invocation store (DESIGN.md "Redis canonical invocation"). Only the Harness uses it. */
+/** The canonical invocation store (docs/architecture.md "Redis canonical record"). Only the Harness uses it. */
 @Injectable()
 export class InvocationStore {
   private readonly limits: HarnessConfig['evidence'];

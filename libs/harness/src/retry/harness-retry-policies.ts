@@ -20,7 +20,7 @@ const TECHNICAL: ReadonlySet<FailureKind> = new Set(['TIMEOUT', 'TRANSPORT', 'IN
 const NONE: ReadonlySet<FailureKind> = new Set();
 
 /**
- * The fixed retry matrix (seed §4.2). Attempts are maxima: configuration may lower them, never raise
+ * The fixed retry matrix (docs/architecture.md "Retry matrix"). Attempts are maxima: configuration may lower them, never raise
  * them (HarnessEnv enforces that). NO_EVIDENCE, cancellation, deadline, budget and business rejections
  * are never retryable.
  */

@@ -43,7 +43,7 @@ export function runStopOf(error: unknown): RunStop | null {
   return null;
 }
 
-/** Failure classes the retry matrix reasons about (seed §4.2 "重试策略装配"). */
+/** Failure classes the retry matrix reasons about (docs/architecture.md "Retry matrix"). */
 export const FAILURE_KINDS = [
   'TIMEOUT',
   'TRANSPORT',

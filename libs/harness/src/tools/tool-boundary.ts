@@ -88,7 +88,7 @@ class Rejection {
 }
 
 /**
- * The Harness tool boundary (seed §4.2 "Tool 边界", §6): validates the framework's tool_call_id and
+ * The Harness tool boundary (docs/architecture.md "Tool call identity"): validates the framework's tool_call_id and
  * the arguments, enforces read-only and budget, stores the canonical invocation in Redis
  * (PROJECTING -> READY | ERROR), runs the projector, and returns only the bounded agent_result.
  * Tool errors become observations; only cancellation and the deadline end the run from here.
@@ -484,7 +484,7 @@ export class ToolBoundary {
     this.finished(ctx, toolName, toolCallId, 'ERROR', 'ERROR', details.rejection.code, startedAt);
   }
 
-  /** Timeline (seed §4.5): the call began — name and id only, never arguments or payload. */
+  /** Timeline: the call began — name and id only, never arguments or payload. */
   private started(ctx: RunContext, toolName: string, toolCallId: unknown): void {
     ctx.journal.event('TOOL', 'TOOL_STARTED', {
       tool: toolName,

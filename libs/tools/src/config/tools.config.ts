@@ -24,7 +24,7 @@ import {
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
-  /** The separate YAML allowlist of business datasources for query_mysql (seed §9.1). */
+  /** The separate YAML allowlist of business datasources for query_mysql. */
   @IsString() @MinLength(1) MYSQL_TOOLS_CONFIG: string = 'config/mysql-tools.yaml';
 
   /** Knowledge search backend: the in-process BM25 index over MySQL, or the py-rag HTTP service. */

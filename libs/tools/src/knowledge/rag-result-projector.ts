@@ -15,7 +15,7 @@ export interface RagProjectionLimits {
 }
 
 /**
- * RagResultProjector (seed §7.2–7.4): exact excerpts (cut, never summarised), bounded in count, excerpt
+ * RagResultProjector: exact excerpts (cut, never summarised), bounded in count, excerpt
  * length and total characters. No scores, chunk ids, traces or full documents reach the agent; the
  * document text is data, never instructions.
  */

@@ -28,7 +28,7 @@ export interface LogRawResponse {
 }
 
 /**
- * The log source port (seed §8): MOCK (generated demo data) or FILE (JSON-lines exports, chosen by
+ * The log source port: MOCK (generated demo data) or FILE (JSON-lines exports, chosen by
  * LOG_BACKEND). Region, topic ids, files and limits are the adapter's.
  */
 export abstract class LogSourcePort {

@@ -16,7 +16,7 @@ interface Template {
 /**
  * A realistic generated log dataset, relative to now: several services and levels, normal background
  * traffic, and a HikariCP pool exhaustion in order-service over the last 30 minutes that makes payment
- * calls time out. Deterministic for a given clock; marked MOCK everywhere it is used (seed §8.1).
+ * calls time out. Deterministic for a given clock; marked MOCK everywhere it is used.
  */
 const TEMPLATES: Template[] = [
   {

@@ -53,7 +53,7 @@ function sample<T>(items: T[], count: number): T[] {
 
 const isImportant = (level: LogEvent['level']) => level === 'ERROR' || level === 'WARN';
 
-/** Slots of a bounded list kept for INFO/DEBUG when errors and warnings could fill it (seed §8.3). */
+/** Slots of a bounded list kept for INFO/DEBUG when errors and warnings could fill it. */
 const quietShare = (max: number) => Math.max(1, Math.floor(max / 4));
 
 /**
@@ -97,7 +97,7 @@ function unreadableOf(raw: LogRawResponse): Record<string, unknown> {
 }
 
 /**
- * QueryLogsResultProjector (seed §8.2–8.3): patterns by stable template with count and first/last seen,
+ * QueryLogsResultProjector: patterns by stable template with count and first/last seen,
  * a small time-ordered sample that favours errors and warnings but keeps a share for INFO, secrets redacted, and the full query
  * scope always returned so a partial result is never read as a global one.
  */

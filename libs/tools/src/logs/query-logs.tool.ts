@@ -36,7 +36,7 @@ const DESCRIPTION = [
   '查询最近的应用/访问/数据库日志，返回按模板聚合的模式和少量时间线事件。',
 ].join(' ');
 
-/** The query_logs evidence tool (seed §8): the log source port -> QueryLogsResultProjector. */
+/** The query_logs evidence tool: the log source port -> QueryLogsResultProjector. */
 export function queryLogsTool(
   source: LogSourcePort,
   limits: QueryLogsConfig,

@@ -42,7 +42,7 @@ function projectCell(column: string, value: unknown, maxChars: number): { cell: 
 }
 
 /**
- * MysqlResultProjector (seed §9.4–9.5): columns and row objects, bounded by rows, cell length and total
+ * MysqlResultProjector: columns and row objects, bounded by rows, cell length and total
  * bytes; sensitive columns redacted by name and sensitive values by pattern; deterministic, no LLM.
  */
 export function projectMysqlResult(raw: MysqlRawResponse, limits: MysqlProjectionLimits): ToolProjection {

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigValidationError } from '@app/config';
 
-/** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes (seed §9.1). */
+/** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes. */
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]{0,63}$/, 'must be a plain SQL identifier');
 const envReference = z
   .string()
@@ -138,7 +138,7 @@ export interface ParseOptions {
   resolveSecrets?: boolean;
 }
 
-/** Parses the allowlist file (seed §9.1 keys); `${ENV}` references are resolved from `env`. */
+/** Parses the allowlist file; `${ENV}` references are resolved from `env`. */
 export function parseMysqlToolsConfig(
   text: string,
   origin: string,

@@ -31,7 +31,7 @@ const DESCRIPTION = [
   '查询业务库（只读、参数化 SELECT），用于订单/支付等实时数据核对。',
 ].join(' ');
 
-/** The query_mysql evidence tool (seed §9): policy first, then the read-only executor, then the projector. */
+/** The query_mysql evidence tool: policy first, then the read-only executor, then the projector. */
 export function queryMysqlTool(
   sources: readonly MysqlDataSourceConfig[],
   executor: MysqlQueryExecutor,

@@ -722,7 +722,7 @@ function checkOnce(
 }
 
 /**
- * The read-only SQL policy of query_mysql (seed §9.2–9.3), on the AST and fail-closed. What runs is the
+ * The read-only SQL policy of query_mysql, on the AST and fail-closed. What runs is the
  * regenerated SQL, never the original text; a statement whose regenerated form does not check out to
  * itself again is something the parser cannot fully represent, and is refused.
  */

@@ -1,6 +1,6 @@
 export const REDACTED = '[REDACTED]';
 
-/** Columns or fields whose values are never shown to the agent, by name (seed §9.5 "按字段策略脱敏"). */
+/** Columns or fields whose values are never shown to the agent, by name. */
 const SENSITIVE_FIELD =
   /(pass(word)?|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth|cookie|session[_-]?id|phone|mobile|tel|e-?mail|id[_-]?card|id[_-]?number|national[_-]?id|ssn|passport|card[_-]?(no|num|number)|cvv|iban|bank[_-]?account)/i;
 

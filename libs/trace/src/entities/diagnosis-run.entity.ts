@@ -7,7 +7,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const INTENTS = ['SYSTEM_CHAT', 'KNOWLEDGE_QUERY', 'DIAGNOSIS'] as const;
 export type Intent = (typeof INTENTS)[number];
 
-/** What a later turn may learn of this run (seed §4.6): built by code, never by an LLM. */
+/** What a later turn may learn of this run: built by code, never by an LLM. */
 export interface PublishedResult {
   user_query: string;
   published_conclusion: string | null;
