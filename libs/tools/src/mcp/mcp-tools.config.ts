@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
 import { ConfigValidationError, validateEnv } from '@app/config';
 
 const identifier = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'must be a short identifier');
@@ -43,40 +43,20 @@ export interface McpServerConfig {
   tools: string[];
 }
 
-function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {
-  const name = reference.slice(2, -1);
-  const value = env[name];
-  if (value === undefined || value === '')
-    throw new ConfigValidationError([`${path}: environment variable ${name} is not set`]);
-  return value;
-}
-
 /** Parses the MCP servers file; `${ENV}` references are resolved from `env`. */
 export function parseMcpToolsConfig(
   text: string,
   origin: string,
   env: Record<string, string | undefined> = process.env,
 ): McpServerConfig[] {
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigValidationError([
-      `${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`,
-    ]);
-  }
-  const parsed = fileSchema.safeParse(document);
-  if (!parsed.success)
-    throw new ConfigValidationError(
-      parsed.error.issues.map((issue) => `${origin}: ${issue.path.join('.')}: ${issue.message}`),
-    );
-  return Object.entries(parsed.data.harness['mcp-tools'].servers).map(([id, server]) => {
+  const file = parseToolConfigFile(text, origin, fileSchema);
+  return Object.entries(file.harness['mcp-tools'].servers).map(([id, server]) => {
     const path = `${origin}: harness.mcp-tools.servers.${id}`;
     const resolveAll = (values: Record<string, string>, key: string) =>
       Object.fromEntries(
         Object.entries(values).map(([name, reference]) => [
           name,
-          resolveEnv(reference, `${path}.${key}.${name}`, env),
+          resolveEnvReference(reference, `${path}.${key}.${name}`, env),
         ]),
       );
     let transport: McpTransportConfig;

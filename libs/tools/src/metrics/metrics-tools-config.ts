@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
 import { ConfigValidationError } from '@app/config';
 import { AllowedSelector, parseAllowedSelector } from './promql-policy';
 
@@ -35,14 +35,6 @@ export interface MetricsDataSourceConfig {
   redactLabels: ReadonlySet<string>;
 }
 
-function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {
-  const name = reference.slice(2, -1);
-  const value = env[name];
-  if (value === undefined || value === '')
-    throw new ConfigValidationError([`${path}: environment variable ${name} is not set`]);
-  return value;
-}
-
 function parseBaseUrl(raw: string, path: string): string {
   let url: URL;
   try {
@@ -64,27 +56,14 @@ export function parseMetricsToolsConfig(
   origin: string,
   env: Record<string, string | undefined> = process.env,
 ): MetricsDataSourceConfig[] {
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigValidationError([
-      `${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`,
-    ]);
-  }
-  const parsed = fileSchema.safeParse(document);
-  if (!parsed.success) {
-    throw new ConfigValidationError(
-      parsed.error.issues.map((issue) => `${origin}: ${issue.path.join('.')}: ${issue.message}`),
-    );
-  }
-  const sources = Object.entries(parsed.data.harness['metrics-tools']['data-sources']);
+  const file = parseToolConfigFile(text, origin, fileSchema);
+  const sources = Object.entries(file.harness['metrics-tools']['data-sources']);
   if (sources.length === 0)
     throw new ConfigValidationError([`${origin}: harness.metrics-tools.data-sources: name at least one`]);
   return sources.map(([id, source]) => {
     const path = `${origin}: harness.metrics-tools.data-sources.${id}`;
     const rawUrl = /^\$\{[A-Z_][A-Z0-9_]*\}$/.test(source.url)
-      ? resolveEnv(source.url, `${path}.url`, env)
+      ? resolveEnvReference(source.url, `${path}.url`, env)
       : source.url;
     const problems: string[] = [];
     const allowlist = source['allowed-metrics'].flatMap((entry, index) => {
@@ -100,7 +79,7 @@ export function parseMetricsToolsConfig(
       id,
       baseUrl: parseBaseUrl(rawUrl, `${path}.url`),
       bearerToken: source['bearer-token']
-        ? resolveEnv(source['bearer-token'], `${path}.bearer-token`, env)
+        ? resolveEnvReference(source['bearer-token'], `${path}.bearer-token`, env)
         : null,
       allowlist,
       allowlistText: source['allowed-metrics'],

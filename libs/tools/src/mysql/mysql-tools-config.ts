@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
 import { ConfigValidationError } from '@app/config';
 
 /** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes. */
@@ -111,15 +111,6 @@ export const DEFAULT_ALLOWED_FUNCTIONS = [
   'REPLACE',
 ];
 
-function resolveEnv(reference: string, path: string, env: Record<string, string | undefined>): string {
-  const name = reference.slice(2, -1);
-  const value = env[name];
-  if (value === undefined) {
-    throw new ConfigValidationError([`${path}: environment variable ${name} is not set`]);
-  }
-  return value;
-}
-
 function parseUrl(raw: string, path: string): { host: string; port: number; database: string } {
   let url: URL;
   try {
@@ -145,27 +136,14 @@ export function parseMysqlToolsConfig(
   env: Record<string, string | undefined> = process.env,
   { resolveSecrets = true }: ParseOptions = {},
 ): MysqlDataSourceConfig[] {
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigValidationError([
-      `${origin}: not valid YAML (${(error as Error).message.split('\n')[0]})`,
-    ]);
-  }
-  const parsed = fileSchema.safeParse(document);
-  if (!parsed.success) {
-    throw new ConfigValidationError(
-      parsed.error.issues.map((issue) => `${origin}: ${issue.path.join('.')}: ${issue.message}`),
-    );
-  }
-  return Object.entries(parsed.data.harness['mysql-tools']['data-sources']).map(([id, source]) => {
+  const file = parseToolConfigFile(text, origin, fileSchema);
+  return Object.entries(file.harness['mysql-tools']['data-sources']).map(([id, source]) => {
     const path = `${origin}: harness.mysql-tools.data-sources.${id}`;
     const isReference = /^\$\{[A-Z_][A-Z0-9_]*\}$/.test(source.url);
     const rawUrl = !isReference
       ? source.url
       : resolveSecrets
-        ? resolveEnv(source.url, `${path}.url`, env)
+        ? resolveEnvReference(source.url, `${path}.url`, env, { allowEmpty: true })
         : 'mysql://unresolved';
     const schemas = new Map(
       Object.entries(source['allowed-schemas']).map(([schema, { tables }]) => [
@@ -176,8 +154,12 @@ export function parseMysqlToolsConfig(
     return {
       id,
       ...parseUrl(rawUrl, `${path}.url`),
-      username: resolveSecrets ? resolveEnv(source.username, `${path}.username`, env) : '',
-      password: resolveSecrets ? resolveEnv(source.password, `${path}.password`, env) : '',
+      username: resolveSecrets
+        ? resolveEnvReference(source.username, `${path}.username`, env, { allowEmpty: true })
+        : '',
+      password: resolveSecrets
+        ? resolveEnvReference(source.password, `${path}.password`, env, { allowEmpty: true })
+        : '',
       defaultSchema: source['default-schema'],
       schemas,
       functions: new Set(
