@@ -4,7 +4,7 @@ import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 import { lookupKnowledgeConfig, LookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { lookupKnowledgeTool } from './knowledge/lookup-knowledge.tool';
-import { LogSourcePort } from './logs/log-source.port';
+import { LOG_TOPICS, LogSourcePort } from './logs/log-source.port';
 import { queryLogsConfig, QueryLogsConfig } from './logs/query-logs.config';
 import { queryLogsTool } from './logs/query-logs.tool';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
@@ -33,7 +33,11 @@ export class EvidenceTools {
   ) {
     this.lookupKnowledge = lookupKnowledgeTool(knowledge, knowledgeLimits);
     const replayNow = tools.logs.backend === 'jsonl' ? tools.logs.now : null;
-    this.queryLogs = logs ? queryLogsTool(logs, logLimits, replayNow ? () => replayNow : undefined) : null;
+    const mapped = tools.logs.backend === 'jsonl' ? tools.logs.jsonl.topics : null;
+    const topics = mapped ? LOG_TOPICS.filter((topic) => mapped[topic]) : LOG_TOPICS;
+    this.queryLogs = logs
+      ? queryLogsTool(logs, logLimits, replayNow ? () => replayNow : undefined, topics)
+      : null;
     this.queryMysql = queryMysqlTool(tools.mysqlDataSources, executor, mysqlLimits);
     for (const tool of [this.lookupKnowledge, this.queryLogs, this.queryMysql])
       if (tool) catalog.register(tool);

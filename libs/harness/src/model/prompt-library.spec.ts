@@ -48,3 +48,13 @@ describe('PromptLibrary', () => {
     expect(both).toBe('<!-- role: diagnosis-agent -->\n- query_logs\n- query_mysql');
   });
 });
+
+describe('the shipped prompts', () => {
+  // The business lives in the configured data sources (tool descriptions), never in the prompts.
+  const library = new PromptLibrary(join(__dirname, '../../../../prompts'));
+
+  it.each(PROMPT_ROLES)('%s assumes no particular business (no orders or payments)', (role) => {
+    const text = library.text(role, ['lookup_knowledge', 'query_logs', 'query_mysql', 'query_metrics']);
+    expect(text).not.toMatch(/\borders?\b|\bpayments?\b|订单|支付/i);
+  });
+});

@@ -1,5 +1,5 @@
 import { LogSourcePort } from './log-source.port';
-import { queryLogsTool } from './query-logs.tool';
+import { queryLogsSchema, queryLogsTool } from './query-logs.tool';
 import type { QueryLogsConfig } from './query-logs.config';
 
 describe('queryLogsTool description', () => {
@@ -14,6 +14,25 @@ describe('queryLogsTool description', () => {
     const { description } = queryLogsTool({} as LogSourcePort, limits);
     expect(description).toContain('Topics: APPLICATION, ACCESS, DATABASE.');
     expect(description).toContain(`lookback_minutes: default ${defaultMinutes}, at most ${maxMinutes}.`);
+  });
+});
+
+describe('queryLogsTool description from the configured log source', () => {
+  const limits = { defaultLookbackMinutes: 30, maxLookbackMinutes: 60 } as QueryLogsConfig;
+
+  it('names only the topics the source serves', () => {
+    const { description } = queryLogsTool({} as LogSourcePort, limits, undefined, [
+      'APPLICATION',
+      'DATABASE',
+    ]);
+    expect(description).toContain('Topics: APPLICATION, DATABASE.');
+  });
+
+  it('mentions no business of the demo (orders, payments)', () => {
+    const tool = queryLogsTool({} as LogSourcePort, limits);
+    const queryHelp = (tool.schema as ReturnType<typeof queryLogsSchema>).shape.query.description;
+    for (const text of [tool.description, queryHelp])
+      expect(text).not.toMatch(/\borders?\b|payment|订单|支付/i);
   });
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HarnessToolDefinition } from '@app/harness';
 import { argOf, asRecord } from '../projection/record-fields';
-import { LOG_TOPICS, LogRawResponse, LogSourcePort } from './log-source.port';
+import { LOG_TOPICS, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 import { projectLogs } from './query-logs-result-projector';
 import type { QueryLogsConfig } from './query-logs.config';
 
@@ -15,7 +15,7 @@ export function queryLogsSchema(limits: QueryLogsConfig) {
       .trim()
       .min(1)
       .max(300)
-      .describe('What to look for, e.g. "order-service HikariPool connection timeout".'),
+      .describe('What to look for: a service name, an error code or class, an id, message words.'),
     lookback_minutes: z
       .number()
       .int()
@@ -32,19 +32,24 @@ export type QueryLogsArgs = z.infer<ReturnType<typeof queryLogsSchema>>;
 const DESCRIPTION = [
   'Search recent application, access or database logs within a time window ending now (or at the end of a replayed incident export).',
   'Returns aggregated message patterns (count, first/last seen) and a few time-ordered sample events, with the exact scope searched.',
-  'Use it for live symptoms (errors, timeouts, pool exhaustion); not for documentation or order/payment records.',
+  'Use it for live symptoms (errors, timeouts, pool exhaustion); not for documentation or business database records.',
   '查询最近的应用/访问/数据库日志，返回按模板聚合的模式和少量时间线事件。',
 ].join(' ');
 
-/** The query_logs evidence tool: the log source port -> QueryLogsResultProjector. */
+/**
+ * The query_logs evidence tool: the log source port -> QueryLogsResultProjector. `topics` are the
+ * topics the configured log source serves (a JSON-lines source only its mapped ones), the only ones
+ * the description names.
+ */
 export function queryLogsTool(
   source: LogSourcePort,
   limits: QueryLogsConfig,
   now: () => Date = () => new Date(),
+  topics: readonly LogTopic[] = LOG_TOPICS,
 ): HarnessToolDefinition<QueryLogsArgs, LogRawResponse> {
   return {
     name: 'query_logs',
-    description: `${DESCRIPTION} Topics: ${LOG_TOPICS.join(', ')}. lookback_minutes: default ${limits.defaultLookbackMinutes}, at most ${limits.maxLookbackMinutes}.`,
+    description: `${DESCRIPTION} Topics: ${topics.join(', ')}. lookback_minutes: default ${limits.defaultLookbackMinutes}, at most ${limits.maxLookbackMinutes}.`,
     schema: queryLogsSchema(limits),
     readOnly: true,
     countedList: 'events',

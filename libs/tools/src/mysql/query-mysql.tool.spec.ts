@@ -1,7 +1,40 @@
 import { MysqlQueryExecutor } from './mysql-query-executor';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
-import { queryMysqlTool } from './query-mysql.tool';
+import { queryMysqlSchema, queryMysqlTool } from './query-mysql.tool';
 import type { QueryMysqlConfig } from './query-mysql.config';
+
+describe('queryMysqlTool description from the configured data sources', () => {
+  const inventory = {
+    id: 'warehouse_ro',
+    defaultSchema: 'inventory',
+    schemas: new Map([
+      ['inventory', new Map([['stock_level', { columns: ['sku', 'quantity', 'updated_at'] }]])],
+    ]),
+  } as unknown as MysqlDataSourceConfig;
+  const tool = queryMysqlTool([inventory], {} as MysqlQueryExecutor, {} as QueryMysqlConfig);
+  const dataSourceHelp = (tool.schema as ReturnType<typeof queryMysqlSchema>).shape.data_source.description;
+
+  it('names the configured source, tables and columns', () => {
+    expect(tool.description).toContain(
+      '- warehouse_ro (default schema inventory): inventory.stock_level(quantity, sku, updated_at)',
+    );
+    expect(dataSourceHelp).toBe('Logical data source id, one of: warehouse_ro.');
+  });
+
+  it('mentions no business of the demo (orders, payments)', () => {
+    for (const text of [tool.description, dataSourceHelp]) {
+      expect(text).not.toMatch(/\borders?\b|payment|order_readonly|订单|支付/);
+    }
+  });
+
+  it('says when no data source is configured', () => {
+    const none = queryMysqlTool([], {} as MysqlQueryExecutor, {} as QueryMysqlConfig);
+    expect(none.description).toContain('Data sources: (none configured).');
+    expect((none.schema as ReturnType<typeof queryMysqlSchema>).shape.data_source.description).toBe(
+      'Logical data source id (none is configured).',
+    );
+  });
+});
 
 describe('queryMysqlTool self-description', () => {
   const tool = queryMysqlTool(

@@ -10,26 +10,49 @@ import type { QueryMysqlConfig } from './query-mysql.config';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
-export const queryMysqlSchema = z.object({
-  data_source: z.string().min(1).max(64).describe('Logical data source id, e.g. order_readonly.'),
-  sql: z
-    .string()
-    .min(1)
-    .max(MAX_SQL_LENGTH)
-    .describe('One parameterised SELECT with explicit columns; use ? for every value.'),
-  params: z.array(scalar).max(50).default([]).describe('Values for the ? placeholders, in order.'),
-});
-export type QueryMysqlArgs = z.infer<typeof queryMysqlSchema>;
+/** The arguments; data_source names the configured ids, so the model never sees a made-up example. */
+export function queryMysqlSchema(sourceIds: readonly string[]) {
+  return z.object({
+    data_source: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe(
+        sourceIds.length > 0
+          ? `Logical data source id, one of: ${sourceIds.join(', ')}.`
+          : 'Logical data source id (none is configured).',
+      ),
+    sql: z
+      .string()
+      .min(1)
+      .max(MAX_SQL_LENGTH)
+      .describe('One parameterised SELECT with explicit columns; use ? for every value.'),
+    params: z.array(scalar).max(50).default([]).describe('Values for the ? placeholders, in order.'),
+  });
+}
+export type QueryMysqlArgs = z.infer<ReturnType<typeof queryMysqlSchema>>;
 
-const DESCRIPTION = [
-  'Run one read-only, parameterised SELECT on an allowlisted business database (orders, payments).',
+const RULES = [
   'Use it for the current state of specific records or small aggregates. Name columns explicitly, bind every value with ?,',
   'use only INNER/LEFT JOIN, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, COUNT/SUM/AVG/MIN/MAX and time windows',
   '(NOW() - INTERVAL 30 MINUTE, DATE_SUB, CURRENT_TIMESTAMP). A select alias may only be a whole ORDER BY item',
   '(ORDER BY n DESC); in GROUP BY/HAVING repeat the column or expression. Strings take single quotes, never double.',
   'Not for logs, documents, schema discovery (SHOW, DESCRIBE, information_schema) or any write.',
-  '查询业务库（只读、参数化 SELECT），用于订单/支付等实时数据核对。',
+  '查询已配置的业务库（只读、参数化 SELECT），用于实时数据核对。',
 ].join(' ');
+
+/**
+ * The tool's description from the configured data sources only: which sources exist and exactly the
+ * allowlisted tables and columns, so nothing assumes a particular business (docs/architecture.md).
+ */
+export function describeQueryMysql(sources: readonly MysqlDataSourceConfig[]): string {
+  return (
+    [
+      'Run one read-only, parameterised SELECT on the allowlisted tables of a configured business database (listed below).',
+      RULES,
+    ].join(' ') + `\n${describeAllowlist(sources)}`
+  );
+}
 
 /** The query_mysql evidence tool: policy first, then the read-only executor, then the projector. */
 export function queryMysqlTool(
@@ -40,8 +63,8 @@ export function queryMysqlTool(
   const byId = new Map(sources.map((source) => [source.id, source]));
   return {
     name: 'query_mysql',
-    description: `${DESCRIPTION}\n${describeAllowlist(sources)}`,
-    schema: queryMysqlSchema,
+    description: describeQueryMysql(sources),
+    schema: queryMysqlSchema([...byId.keys()].sort()),
     readOnly: true,
     countedList: 'rows',
     async execute(args, signal) {
