@@ -457,7 +457,14 @@ export async function main(argv: string[]): Promise<EvalRun> {
     process.stderr.write(
       `eval: ${scenarios.length} scenarios × ${opts.repeat} on ${opts.model.model} at ${opts.model.baseUrl}; provider settings passed to its services: ${forwarded.join(', ') || 'none'}\n`,
     );
+  } else {
+    process.stderr.write(
+      `eval: ${scenarios.length} scenarios, the scripted oracles and ${baselines.length} baselines on the stub LLM\n`,
+    );
   }
+  process.stderr.write(
+    `eval: ${opts.concurrency} at a time, one line per scenario as it finishes; service logs in ${join(opts.outDir, 'service-logs')}\n`,
+  );
   let finished = 0;
   const perScenario = await pool(scenarios, opts.concurrency, async (scenario, index) => {
     const started = Date.now();

@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
 # `npm run demo`: installs, builds, migrates and starts the service offline against the stub LLM.
-# Binds 127.0.0.1 unless HOST says otherwise (the demo enables an all-roles dev key). Ctrl-C or SIGTERM
-# stops the server and the stub (package.json runs this script with `exec`, so npm's SIGTERM reaches
-# it). DEMO_SKIP_BUILD=true reuses dist/ as built (the e2e test of this script).
+# The console shows one progress line per step and, last, the URL and the dev key; the service's and
+# the stub's JSON logs go to DEMO_LOG_FILE (default var/log/demo.log), named on the console, and its
+# last lines are printed when a step fails. Binds 127.0.0.1 unless HOST says otherwise (the demo
+# enables an all-roles dev key). Ctrl-C or SIGTERM stops the server and the stub (package.json runs
+# this script with `exec`, so npm's SIGTERM reaches it). DEMO_SKIP_BUILD=true reuses dist/ as built
+# (the e2e test of this script).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-services.sh
+
+LOG_FILE=${DEMO_LOG_FILE:-var/log/demo.log}
+mkdir -p "$(dirname "$LOG_FILE")"
+: >"$LOG_FILE"
+say() { echo "demo: $*"; }
+# Runs one step with its output in the log file; a failure names the step and shows the log's end.
+step() {
+  local what=$1
+  shift
+  say "$what"
+  "$@" >>"$LOG_FILE" 2>&1 || {
+    local status=$?
+    say "FAILED: $what (exit $status); last lines of $LOG_FILE:" >&2
+    tail -n 20 "$LOG_FILE" >&2
+    exit "$status"
+  }
+}
+
+say "logs of every step and of the running service: $LOG_FILE"
+step "starting services (MariaDB, Redis)" bash scripts/ensure-services.sh
 if [ "${DEMO_SKIP_BUILD:-false}" != true ]; then
-  bash scripts/install-if-needed.sh
-  npm run build
+  step "installing dependencies (when node_modules is missing or stale)" bash scripts/install-if-needed.sh
+  step "building (about a minute)" npm run build
 fi
 
 export DEMO_MODE=true
 export HOST=${HOST:-127.0.0.1}
+export PORT=${PORT:-3000}
 export LOG_BACKEND=${LOG_BACKEND:-mock}
 # The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.
 export AUTH_DEV_KEY_ENABLED=${AUTH_DEV_KEY_ENABLED:-true}
@@ -25,9 +48,9 @@ export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/superbiz_demo_o
 export ORDER_MYSQL_USERNAME=${ORDER_MYSQL_USERNAME:-superbiz_reader}
 export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-demo-reader-password}
 
-node dist/apps/server/src/cli/migrate.js run --create-database
-node dist/test/support/business-db-cli.js
-node dist/apps/server/src/cli/seed-knowledge.js demo/runbooks
+step "migrating the service database ($DB_NAME)" node dist/apps/server/src/cli/migrate.js run --create-database
+step "seeding the demo order database and runbooks" sh -c \
+  'node dist/test/support/business-db-cli.js && node dist/apps/server/src/cli/seed-knowledge.js demo/runbooks'
 
 # Both run in the background and the script waits for them: a signal to a shell blocked on a
 # foreground child is handled only after that child exits, which left both ports taken.
@@ -41,12 +64,34 @@ trap stop EXIT
 trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM
 
-node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" &
+say "starting the stub LLM and the service"
+node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" >>"$LOG_FILE" 2>&1 &
 pids+=($!)
+node dist/apps/server/src/main.js >>"$LOG_FILE" 2>&1 &
+pids+=($!)
+
+url="http://${HOST}:${PORT}/"
+health="http://$([ "$HOST" = 0.0.0.0 ] && echo 127.0.0.1 || echo "$HOST"):${PORT}/health"
+ready=false
+for _ in $(seq 1 240); do
+  node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$health" &&
+    ready=true && break
+  for pid in "${pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null && continue
+    say "FAILED: the $([ "$pid" = "${pids[0]}" ] && echo "stub LLM" || echo service) exited; last lines of $LOG_FILE:" >&2
+    tail -n 20 "$LOG_FILE" >&2
+    exit 1
+  done
+  sleep 0.5
+done
+if [ "$ready" != true ]; then
+  say "FAILED: $health did not answer within two minutes; last lines of $LOG_FILE:" >&2
+  tail -n 20 "$LOG_FILE" >&2
+  exit 1
+fi
 key_hint=""
-[ "$AUTH_DEV_KEY_ENABLED" = true ] && key_hint=" (API key: superbiz-dev-key-change-me)"
-echo "demo: web UI on http://${HOST}:${PORT:-3000}/${key_hint}, OpenAPI at /api/docs, health at /health; Ctrl-C stops it"
-node dist/apps/server/src/main.js &
-pids+=($!)
+[ "$AUTH_DEV_KEY_ENABLED" = true ] && key_hint=", API key: superbiz-dev-key-change-me"
+say "ready (logs: $LOG_FILE); Ctrl-C stops it"
+say "web UI on ${url}${key_hint} (OpenAPI at /api/docs, health at /health)"
 # Either process ending ends the demo.
 wait -n

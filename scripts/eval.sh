@@ -6,5 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-services.sh
 bash scripts/install-if-needed.sh
-[ "${EVAL_SKIP_BUILD:-}" = 1 ] || npm run build
+if [ "${EVAL_SKIP_BUILD:-}" != 1 ]; then
+  echo "eval: building (about a minute)" >&2
+  build_output=$(npm run build 2>&1) || { echo "$build_output" >&2; echo "eval: the build failed (above)" >&2; exit 1; }
+fi
 node dist/eval/run-eval.js "$@"

@@ -8,9 +8,10 @@ import { freePort } from './support/free-port';
 
 /**
  * `npm run demo` as a new user runs it (dist/ as `npm test` built it): the real server and the stub LLM
- * with the demo script, against this run's services. Covers what a first user found: the stub's
- * answers follow the request, the router is not misled by the previous question, the demo listens on
- * loopback only, and SIGTERM frees both ports.
+ * with the demo script, against this run's services. Covers what a first user found: the console
+ * shows progress and ends with the URL and the dev key (the JSON logs go to the named log file), the
+ * stub's answers follow the request, the router is not misled by the previous question, the demo
+ * listens on loopback only, and SIGTERM frees both ports.
  */
 const DEV_KEY = 'superbiz-dev-key-change-me';
 
@@ -56,6 +57,7 @@ describe('npm run demo', () => {
   let stubPort: number;
   let baseUrl: string;
   let exited: Promise<number | null>;
+  let logFile: string;
 
   beforeAll(async () => {
     port = await freePort();
@@ -76,7 +78,9 @@ describe('npm run demo', () => {
       ORDER_MYSQL_URL: `mysql://${process.env.DB_HOST}:${process.env.DB_PORT}/${ordersSchema}`,
       MYSQL_TOOLS_CONFIG: toolsConfig,
       DOCUMENTS_DIR: mkdtempSync(join(tmpdir(), 'superbiz-demo-docs-')),
-      LOG_LEVEL: 'warn',
+      // A user's default: the info-level JSON lines the console must not show.
+      LOG_LEVEL: 'info',
+      DEMO_LOG_FILE: (logFile = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-log-')), 'demo.log')),
     };
     delete env.HOST;
     delete env.LLM_BASE_URL;
@@ -96,6 +100,7 @@ describe('npm run demo', () => {
       'the demo to answer /health',
       150_000,
     );
+    await waitFor(async () => output.includes('demo: web UI on'), 'the demo to print its URL', 15_000);
   }, 180_000);
 
   afterAll(async () => {
@@ -105,6 +110,26 @@ describe('npm run demo', () => {
       // the group is gone: the SIGTERM test stopped everything
     }
     await exited;
+  });
+
+  it('shows one line per step, then the URL and the dev key last; the JSON logs go to the named file', () => {
+    const lines = output.trimEnd().split('\n');
+    const steps = [
+      'demo: logs of every step and of the running service: ' + logFile,
+      'demo: starting services (MariaDB, Redis)',
+      `demo: migrating the service database (${process.env.E2E_SERVICE_DB}_demo)`,
+      'demo: seeding the demo order database and runbooks',
+      'demo: starting the stub LLM and the service',
+      `demo: ready (logs: ${logFile}); Ctrl-C stops it`,
+    ];
+    const positions = steps.map((step) => lines.indexOf(step));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(lines.at(-1)).toBe(
+      `demo: web UI on http://127.0.0.1:${port}/, API key: ${DEV_KEY} (OpenAPI at /api/docs, health at /health)`,
+    );
+    expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(readFileSync(logFile, 'utf8')).toContain(`Listening on http://127.0.0.1:${port}`);
   });
 
   it('listens on 127.0.0.1 only, the server and the stub', () => {
