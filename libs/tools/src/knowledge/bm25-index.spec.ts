@@ -203,7 +203,7 @@ describe('Bm25Index', () => {
       texts: ['runbook', 'ops', `timeout service ${i % 400 === 0 ? 'hikaripool' : `filler${i % 50}`}`],
     }));
     const index = build(docs);
-    const stats: Bm25SearchStats = { scored: 0 };
+    const stats: Bm25SearchStats = { candidates: 0, scored: 0 };
     const hits = index.search('hikaripool timeout service', 5, stats);
     expect(hits.map((hit) => hit.key)).toEqual(['d0', 'd400', 'd800', 'd1200', 'd1600']);
     expect(stats.scored).toBeLessThan(100);

@@ -16,8 +16,11 @@ export interface Bm25IndexOptions {
   tokenize: (text: string) => string[];
 }
 
-/** What a search did, for specs and benches: how many entries it scored in full. */
+/** What a search did, for specs and benches. */
 export interface Bm25SearchStats {
+  /** Entries reached through a posting list (each at most once). */
+  candidates: number;
+  /** Entries scored in full (the rest were pruned by a bound). */
   scored: number;
 }
 
@@ -169,6 +172,7 @@ export class Bm25Index<T> {
     for (const term of terms) sums.push(sums[sums.length - 1] + term.bound);
     const top = new TopK(limit);
     const contributions = new Array<number>(terms.length).fill(0);
+    const hits = new Array<number>(terms.length).fill(0);
     let nonEssential = 0;
     const raiseThreshold = () => {
       while (
@@ -193,7 +197,10 @@ export class Bm25Index<T> {
         matched += 1;
       }
       seeded.add(id);
-      if (stats) stats.scored += 1;
+      if (stats) {
+        stats.candidates += 1;
+        stats.scored += 1;
+      }
       if (top.offer(id, total(contributions) * matched)) raiseThreshold();
     }
     for (;;) {
@@ -205,22 +212,36 @@ export class Bm25Index<T> {
         }
       }
       if (id === Infinity) break;
-      contributions.fill(0);
-      let partial = 0;
+      if (seeded.has(id)) {
+        for (let i = nonEssential; i < terms.length; i += 1) {
+          if (terms[i].postings.ids[terms[i].cursor] === id) terms[i].cursor += 1;
+        }
+        continue;
+      }
+      if (stats) stats.candidates += 1;
+      // The terms' bounds first: most candidates end here, before any exact contribution is computed.
       let matched = 0;
-      const done = seeded.has(id);
+      let boundSum = sums[nonEssential];
       for (let i = nonEssential; i < terms.length; i += 1) {
         const term = terms[i];
         if (term.postings.ids[term.cursor] !== id) continue;
-        if (!done) {
-          const contribution = this.contribution(term, term.cursor, id);
-          contributions[term.order] = contribution;
-          partial += contribution;
-          matched += 1;
-        }
+        hits[matched] = i;
+        matched += 1;
+        boundSum += term.bound;
+      }
+      if (top.full && boundSum * (matched + nonEssential) * ROUNDING <= top.threshold) {
+        for (let h = 0; h < matched; h += 1) terms[hits[h]].cursor += 1;
+        continue;
+      }
+      contributions.fill(0);
+      let partial = 0;
+      for (let h = 0; h < matched; h += 1) {
+        const term = terms[hits[h]];
+        const contribution = this.contribution(term, term.cursor, id);
+        contributions[term.order] = contribution;
+        partial += contribution;
         term.cursor += 1;
       }
-      if (done) continue;
       let pruned = false;
       for (let i = nonEssential - 1; i >= 0; i -= 1) {
         if ((partial + sums[i + 1]) * (matched + i + 1) * ROUNDING <= top.threshold) {
