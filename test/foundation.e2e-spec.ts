@@ -14,8 +14,10 @@ const EXPECTED_TABLES = [
   'chat_session',
   'diagnosis_run',
   'diagnosis_trace_event',
+  'knowledge_change',
   'knowledge_chunk',
   'knowledge_document',
+  'knowledge_index_version',
   'migrations',
   'tool_invocation',
 ];

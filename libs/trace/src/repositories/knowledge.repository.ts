@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { EntityManager, In, MoreThan, Repository } from 'typeorm';
 import { KnowledgeChunkEntity } from '../entities/knowledge-chunk.entity';
 import { DocumentStatus, KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
 
@@ -8,6 +8,12 @@ export type KnowledgeDocument = KnowledgeDocumentEntity;
 export type KnowledgeChunk = KnowledgeChunkEntity;
 export type NewKnowledgeDocument = Omit<KnowledgeDocumentEntity, 'createdAt' | 'updatedAt' | 'chunkCount'>;
 export type NewKnowledgeChunk = Pick<KnowledgeChunkEntity, 'chunkIndex' | 'breadcrumb' | 'content'>;
+
+/** Documents changed after a version, and the version they bring an index to. */
+export interface KnowledgeChanges {
+  version: number;
+  documentIds: string[];
+}
 
 /** Knowledge documents and their chunks; MySQL is the source of truth every search index is built from. */
 @Injectable()
@@ -18,7 +24,10 @@ export class KnowledgeRepository {
     @InjectRepository(KnowledgeChunkEntity) private readonly chunks: Repository<KnowledgeChunkEntity>,
   ) {}
 
-  /** The document and all its chunks in one transaction: a search never sees half a document. */
+  /**
+   * The document, all its chunks and its change record in one transaction: a search never sees half a
+   * document, and an index that has seen a version has seen every change up to it.
+   */
   async saveDocument(
     document: NewKnowledgeDocument,
     chunks: NewKnowledgeChunk[],
@@ -35,6 +44,7 @@ export class KnowledgeRepository {
           })),
         );
       }
+      await recordChange(manager, document.documentId);
     });
     return (await this.findDocument(document.documentId))!;
   }
@@ -55,15 +65,54 @@ export class KnowledgeRepository {
     return this.documents.findOneBy({ title });
   }
 
-  /** Id and version of every searchable document: what an index compares itself against. */
-  async listIndexedVersions(): Promise<Map<string, number>> {
-    const rows = await this.documents.find({
-      select: { documentId: true, updatedAt: true },
-      where: { status: 'INDEXED' },
-    });
-    return new Map(rows.map((row) => [row.documentId, row.updatedAt.getTime()]));
+  /** The knowledge base's version: one primary-key read, what an index checks before each search. */
+  async indexVersion(): Promise<number> {
+    const rows = (await this.documents.manager.query(
+      'SELECT version FROM knowledge_index_version WHERE id = 1',
+    )) as { version: string | number }[];
+    return rows.length === 0 ? 0 : Number(rows[0].version);
   }
 
+  /** The documents changed after `version`, in order (versions commit in order: see recordChange). */
+  async changesSince(version: number): Promise<KnowledgeChanges> {
+    const rows = (await this.documents.manager.query(
+      'SELECT version, document_id FROM knowledge_change WHERE version > ? ORDER BY version',
+      [version],
+    )) as { version: string | number; document_id: string }[];
+    return {
+      version: rows.length === 0 ? version : Number(rows[rows.length - 1].version),
+      documentIds: [...new Set(rows.map((row) => row.document_id))],
+    };
+  }
+
+  /**
+   * One page of the searchable documents with their chunks, in id order after `afterDocumentId` (''
+   * for the first): how an index is built from scratch. `last` is the cursor for the next page, null
+   * after the last one.
+   */
+  async indexedDocumentsAfter(
+    afterDocumentId: string,
+    limit: number,
+  ): Promise<{
+    last: string | null;
+    documents: { document: KnowledgeDocument; chunks: KnowledgeChunk[] }[];
+  }> {
+    const page = await this.documents.find({
+      select: { documentId: true },
+      where: { status: 'INDEXED', documentId: MoreThan(afterDocumentId) },
+      order: { documentId: 'ASC' },
+      take: limit,
+    });
+    const ids = page.map((row) => row.documentId);
+    const loaded = await this.chunksOf(ids);
+    const byId = new Map(loaded.map((entry) => [entry.document.documentId, entry]));
+    return {
+      last: ids.length === 0 ? null : ids[ids.length - 1],
+      documents: ids.flatMap((id) => byId.get(id) ?? []),
+    };
+  }
+
+  /** The documents (whatever their status) and their chunks; ids that no longer exist are left out. */
   async chunksOf(
     documentIds: string[],
   ): Promise<{ document: KnowledgeDocument; chunks: KnowledgeChunk[] }[]> {
@@ -79,9 +128,31 @@ export class KnowledgeRepository {
     }));
   }
 
-  /** Deletes the document and (by cascade) its chunks; returns whether it existed. */
-  async deleteDocument(documentId: string): Promise<boolean> {
-    const result = await this.documents.delete({ documentId });
-    return (result.affected ?? 0) > 0;
+  /** Deletes the document and (by cascade) its chunks, recording the change; returns whether it existed. */
+  deleteDocument(documentId: string): Promise<boolean> {
+    return this.documents.manager.transaction(async (manager) => {
+      const result = await manager.delete(KnowledgeDocumentEntity, { documentId });
+      if ((result.affected ?? 0) === 0) return false;
+      await recordChange(manager, documentId);
+      return true;
+    });
   }
+}
+
+/**
+ * Bumps the version and logs the document under it, inside the caller's transaction. The version row
+ * stays locked until commit, so versions commit in order and an index that has read version v has
+ * every change up to v in its next read of the log.
+ */
+async function recordChange(manager: EntityManager, documentId: string): Promise<void> {
+  await manager.query(
+    'INSERT INTO knowledge_index_version (id, version) VALUES (1, 1) ON DUPLICATE KEY UPDATE version = version + 1',
+  );
+  const rows = (await manager.query('SELECT version FROM knowledge_index_version WHERE id = 1')) as {
+    version: string | number;
+  }[];
+  await manager.query('INSERT INTO knowledge_change (version, document_id) VALUES (?, ?)', [
+    rows[0].version,
+    documentId,
+  ]);
 }
