@@ -215,6 +215,17 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
     expectNoSecret(run);
   });
 
+  it('configuration: a setting start-up refuses fails, naming the key', async () => {
+    const run = await doctor({ ...base, WEB_UI_DIR: join(work, 'no-ui'), HARNESS_MYSQL_MAX_ROWS: '0' });
+    expect(run.status).toBe(1);
+    const line = lineOf(run, 'configuration');
+    expect(line).toMatch(/^FAIL configuration: the service would not start: /);
+    expect(line).toContain('HARNESS_MYSQL_MAX_ROWS');
+    expect(line).toContain(`WEB_UI_DIR has no index.html (${join(work, 'no-ui')})`);
+    // the other checks still ran
+    expect(lineOf(run, 'redis')).toMatch(/^OK /);
+  });
+
   it('knowledge base: OK once a document is indexed', async () => {
     await mysql.query(
       `INSERT INTO ${serviceDb}.knowledge_document (document_id, title, file_name, stored_path, content_type, size_bytes, status, chunk_count) VALUES ('doc-1', 'Pool runbook', 'pool.md', 'var/x', 'text/markdown', 10, 'INDEXED', 1)`,

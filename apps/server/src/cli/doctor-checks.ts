@@ -21,7 +21,9 @@ import {
 import type { MysqlDataSourceConfig } from '@app/tools';
 import { buildDataSourceOptions, databaseConfig, inspectServiceDatabase } from '@app/trace';
 import type { ServiceDatabaseState } from '@app/trace';
-import { CONFIG_NAMESPACES } from '../config/configuration';
+import { appConfig } from '../config/app.config';
+import { CONFIG_NAMESPACES, validateConfiguration } from '../config/configuration';
+import { assertWebUiBuilt } from '../web/web-ui.module';
 
 export type Verdict = 'OK' | 'WARN' | 'FAIL';
 
@@ -41,12 +43,13 @@ function problemsOf(error: unknown): string[] {
   return error instanceof ConfigValidationError ? error.problems : ['the configuration could not be read'];
 }
 
-/** Every config slice, as start-up validates them: the problems that would stop the service. */
+/** Every config slice and the built web UI, as start-up checks them: the problems that would stop the service. */
 export function checkConfiguration(): Finding[] {
   const problems = new Set<string>();
-  for (const load of CONFIG_NAMESPACES) {
+  // Each slice on its own, so one bad key does not hide the others; then the cross-lib rules.
+  for (const check of [...CONFIG_NAMESPACES, validateConfiguration, () => assertWebUiBuilt(appConfig())]) {
     try {
-      load();
+      check();
     } catch (error) {
       for (const problem of problemsOf(error)) problems.add(problem);
     }
