@@ -372,6 +372,13 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
       `WARN logs: log file ${join(dir, 'application-mixed.jsonl')} (APPLICATION): 1 of 2 lines`,
     );
 
+    const noLogs = await doctor({ ...base, LOG_BACKEND: 'none' });
+    expect(noLogs.status).toBe(0);
+    expect(lineOf(noLogs, 'logs')).toBe(
+      'WARN logs: LOG_BACKEND=none: diagnoses run without logs\n' +
+        '     fix: LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
+    );
+
     const missingDir = await doctor({ ...base, LOGS_JSONL_DIR: join(work, 'nope') });
     expect(missingDir.status).toBe(1);
     expect(lineOf(missingDir, 'logs')).toBe(

@@ -367,17 +367,17 @@ export async function checkLogs(): Promise<Finding[]> {
       },
     ];
   }
-  if (logs.backend === 'none') {
-    return [
-      {
-        check,
-        verdict: 'WARN',
-        message: 'LOG_BACKEND=none: diagnoses run without logs',
-        fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
-      },
-    ];
-  }
-  if (logs.backend === 'mock') {
+  if (logs.backend !== 'jsonl') {
+    if (logs.backend === 'none') {
+      return [
+        {
+          check,
+          verdict: 'WARN',
+          message: 'LOG_BACKEND=none: diagnoses run without logs',
+          fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
+        },
+      ];
+    }
     return [
       logs.warnMockOutsideDemo
         ? {
@@ -389,7 +389,6 @@ export async function checkLogs(): Promise<Finding[]> {
         : { check, verdict: 'OK', message: 'LOG_BACKEND=mock (demo)' },
     ];
   }
-  if (logs.backend !== 'jsonl') return [];
   const jsonl = logs.jsonl;
   const { reports, topicsWithoutFiles } = await inspectLogSource(jsonl, LOG_SAMPLE_LINES);
   const directory = jsonl.directory;
