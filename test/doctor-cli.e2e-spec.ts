@@ -41,8 +41,8 @@ function lineOf(run: DoctorRun, check: string): string {
   return lines[index + 1]?.startsWith('     fix:') ? `${lines[index]}\n${lines[index + 1]}` : lines[index];
 }
 
-// Every case runs the CLI as a process (about 2 s of CPU each); a loaded machine needs the room.
-jest.setTimeout(180_000);
+// Every case runs the CLI as a process (about 2 s of CPU each, up to four per case); a loaded machine needs the room.
+jest.setTimeout(300_000);
 
 describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LLM', () => {
   const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
