@@ -37,3 +37,7 @@ export type {
   ToolProjection,
 } from './tools/harness-tool-definition';
 export { ToolCatalog } from './tools/tool-catalog';
+export { checkLlmProvider } from './model/llm-provider-check';
+export type { ProviderCheckResult } from './model/llm-provider-check';
+export { probeRedisAccess } from './redis/redis-access-probe';
+export type { RedisAccess } from './redis/redis-access-probe';

@@ -19,3 +19,8 @@ export { inspectLogFile, inspectLogSource, logFileWarning } from './logs/log-fil
 export type { LogFileReport } from './logs/log-file-inspection';
 export { jsonlFieldsOf, ToolsEnv } from './config/tools.config';
 export { globToRegExp, parseTopicGlobs } from './logs/jsonl-log-source';
+export { logsConfigOf } from './config/tools.config';
+export type { LogsConfig } from './config/tools.config';
+export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';
+export type { DataSourceInspection } from './mysql/data-source-inspection';
+export { refuseServiceDatabase } from './mysql/mysql-tools-config';

@@ -25,3 +25,5 @@ export type { DocumentStatus } from './entities/knowledge-document.entity';
 export { traceConfig } from './config/trace.config';
 export { RetentionService } from './retention/retention.service';
 export { RetentionSchedulerModule } from './retention/retention-scheduler.module';
+export { inspectServiceDatabase } from './database/service-database-inspection';
+export type { ServiceDatabaseState } from './database/service-database-inspection';

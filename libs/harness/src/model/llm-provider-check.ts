@@ -75,6 +75,53 @@ export function judgeProviderAnswer(
 }
 
 /**
+ * One cheap request against the configured provider, judged: `GET /models`, or a 1-token completion
+ * (LLM_STARTUP_CHECK=completion) for providers without a model list. Used by the start-up check and
+ * by `npm run doctor`; never throws.
+ */
+export async function checkLlmProvider(
+  llm: Pick<LlmConfig, 'baseUrl' | 'apiKey' | 'model' | 'extraBody' | 'startupCheck'>,
+): Promise<ProviderCheckResult> {
+  const mode = llm.startupCheck === 'completion' ? 'completion' : 'models';
+  try {
+    return judgeProviderAnswer(mode, llm.model, await askProvider(llm, mode), [llm.apiKey]);
+  } catch (error) {
+    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'is unreachable';
+    return { up: false, httpStatus: null, message: `the provider at LLM_BASE_URL ${reason}` };
+  }
+}
+
+async function askProvider(
+  llm: Pick<LlmConfig, 'baseUrl' | 'apiKey' | 'model' | 'extraBody'>,
+  mode: 'models' | 'completion',
+): Promise<ProviderAnswer> {
+  const base = llm.baseUrl.replace(/\/+$/, '');
+  const headers = { authorization: `Bearer ${llm.apiKey}`, 'content-type': 'application/json' };
+  const response =
+    mode === 'models'
+      ? await fetch(`${base}/models`, { headers, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) })
+      : await fetch(`${base}/chat/completions`, {
+          method: 'POST',
+          headers,
+          signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+          body: JSON.stringify({
+            ...llm.extraBody,
+            model: llm.model,
+            max_tokens: 1,
+            messages: [{ role: 'user', content: 'ping' }],
+          }),
+        });
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    body = null;
+  }
+  return { status: response.status, body };
+}
+
+/**
  * The start-up provider check: one cheap request (`GET /models`, or a 1-token completion where a
  * provider has no model list) that turns a rejected key or an unknown model into an error line
  * naming the cause and `llm: down` in /health. It never stops the service from starting: the check
@@ -114,43 +161,9 @@ export class LlmProviderCheck implements OnApplicationBootstrap {
   }
 
   private async run(): Promise<ProviderCheckResult> {
-    const mode = this.llm.startupCheck === 'completion' ? 'completion' : 'models';
-    let result: ProviderCheckResult;
-    try {
-      result = judgeProviderAnswer(mode, this.llm.model, await this.ask(mode), [this.llm.apiKey]);
-    } catch (error) {
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'is unreachable';
-      result = { up: false, httpStatus: null, message: `the provider at LLM_BASE_URL ${reason}` };
-    }
+    const result = await checkLlmProvider(this.llm);
     if (result.up) this.logger.log(`LLM provider check passed: ${result.message}`);
     else this.logger.error(`LLM provider check failed: ${result.message}`);
     return result;
-  }
-
-  private async ask(mode: 'models' | 'completion'): Promise<ProviderAnswer> {
-    const base = this.llm.baseUrl.replace(/\/+$/, '');
-    const headers = { authorization: `Bearer ${this.llm.apiKey}`, 'content-type': 'application/json' };
-    const response =
-      mode === 'models'
-        ? await fetch(`${base}/models`, { headers, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) })
-        : await fetch(`${base}/chat/completions`, {
-            method: 'POST',
-            headers,
-            signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
-            body: JSON.stringify({
-              ...this.llm.extraBody,
-              model: this.llm.model,
-              max_tokens: 1,
-              messages: [{ role: 'user', content: 'ping' }],
-            }),
-          });
-    const text = await response.text();
-    let body: unknown = null;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch {
-      body = null;
-    }
-    return { status: response.status, body };
   }
 }

@@ -1,0 +1,491 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { authConfig } from '@app/auth';
+import { ConfigValidationError, validateEnv } from '@app/config';
+import {
+  checkLlmProvider,
+  loadHarnessConfig,
+  loadLlmConfig,
+  probeRedisAccess,
+  redisConfig,
+} from '@app/harness';
+import {
+  inspectDataSource,
+  inspectLogSource,
+  loadMysqlToolsConfig,
+  logFileWarning,
+  logsConfigOf,
+  refuseServiceDatabase,
+  ToolsEnv,
+} from '@app/tools';
+import type { MysqlDataSourceConfig } from '@app/tools';
+import { buildDataSourceOptions, databaseConfig, inspectServiceDatabase } from '@app/trace';
+import type { ServiceDatabaseState } from '@app/trace';
+import { appConfig } from '../config/app.config';
+import { CONFIG_NAMESPACES, validateConfiguration } from '../config/configuration';
+import { assertWebUiBuilt } from '../web/web-ui.module';
+
+export type Verdict = 'OK' | 'WARN' | 'FAIL';
+
+/** One line of `npm run doctor`: what was checked, the verdict, and for WARN/FAIL what to do. */
+export interface Finding {
+  check: string;
+  verdict: Verdict;
+  message: string;
+  fix?: string;
+}
+
+/** Lines read per log file: enough to see a format problem, bounded for large exports. */
+const LOG_SAMPLE_LINES = 2000;
+
+/** Config errors name keys and never values (ConfigValidationError); anything else gets a generic text. */
+function problemsOf(error: unknown): string[] {
+  return error instanceof ConfigValidationError ? error.problems : ['the configuration could not be read'];
+}
+
+/** Every config slice and the built web UI, as start-up checks them: the problems that would stop the service. */
+export function checkConfiguration(): Finding[] {
+  const problems = new Set<string>();
+  // Each slice on its own, so one bad key does not hide the others; then the cross-lib rules.
+  for (const check of [...CONFIG_NAMESPACES, validateConfiguration, () => assertWebUiBuilt(appConfig())]) {
+    try {
+      check();
+    } catch (error) {
+      for (const problem of problemsOf(error)) problems.add(problem);
+    }
+  }
+  const findings: Finding[] = [];
+  if (problems.size > 0) {
+    findings.push({
+      check: 'configuration',
+      verdict: 'FAIL',
+      message: `the service would not start: ${[...problems].join('; ')}`,
+      fix: 'set the named keys (README "Configuration")',
+    });
+  } else {
+    findings.push({ check: 'configuration', verdict: 'OK', message: 'every setting is valid' });
+  }
+  try {
+    if (authConfig().apiKeys.length === 0) {
+      findings.push({
+        check: 'configuration',
+        verdict: 'WARN',
+        message: 'API_KEYS is empty: every request except /health would be refused with 401',
+        fix: 'set API_KEYS (README "Using your own data")',
+      });
+    }
+  } catch {
+    // already reported above
+  }
+  return findings;
+}
+
+const DB_CONNECT_REASONS: Record<string, string> = {
+  ER_ACCESS_DENIED_ERROR: 'the server rejected DB_USER/DB_PASSWORD',
+  ECONNREFUSED: 'nothing listens at DB_HOST:DB_PORT',
+  ENOTFOUND: 'DB_HOST does not resolve',
+  ETIMEDOUT: 'DB_HOST:DB_PORT did not answer in time',
+};
+
+/** The service database: reachable, migrated; returns its state for the knowledge-base check. */
+export async function checkServiceDatabase(): Promise<{
+  findings: Finding[];
+  state: ServiceDatabaseState | null;
+}> {
+  const check = 'service database';
+  let config: ReturnType<typeof databaseConfig>;
+  try {
+    config = databaseConfig();
+  } catch (error) {
+    return {
+      findings: [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the DB_* keys' }],
+      state: null,
+    };
+  }
+  const where = `${config.database} on ${config.host}:${config.port}`;
+  let dataSource: DataSource;
+  try {
+    dataSource = await new DataSource({
+      ...buildDataSourceOptions(config),
+      poolSize: 1,
+      extra: {},
+    }).initialize();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code === 'ER_BAD_DB_ERROR') {
+      return {
+        findings: [
+          {
+            check,
+            verdict: 'FAIL',
+            message: `database ${config.database} does not exist on ${config.host}:${config.port}`,
+            fix: 'run `npm run migration:run -- --create-database` (creates it and applies the migrations)',
+          },
+        ],
+        state: null,
+      };
+    }
+    return {
+      findings: [
+        {
+          check,
+          verdict: 'FAIL',
+          message: `cannot connect to ${where}: ${DB_CONNECT_REASONS[code] ?? `connection failed (${code || 'unknown error'})`}`,
+          fix: 'check DB_HOST, DB_PORT, DB_USER and DB_PASSWORD, and that MariaDB/MySQL runs',
+        },
+      ],
+      state: null,
+    };
+  }
+  try {
+    const state = await inspectServiceDatabase(dataSource);
+    const pending = state.pendingMigrations;
+    if (pending.length === 0) {
+      return {
+        findings: [{ check, verdict: 'OK', message: `${where}: reachable, every migration applied` }],
+        state,
+      };
+    }
+    const message = `${where}: ${pending.length} migration(s) not applied (${pending.join(', ')})`;
+    return {
+      findings: [
+        config.migrationsRun
+          ? {
+              check,
+              verdict: 'WARN',
+              message: `${message}; the service applies them at start-up (DB_MIGRATIONS_RUN=true)`,
+              fix: 'nothing, or apply them now: `npm run migration:run`',
+            }
+          : {
+              check,
+              verdict: 'FAIL',
+              message: `${message} and DB_MIGRATIONS_RUN=false`,
+              fix: 'run `npm run migration:run`',
+            },
+      ],
+      state,
+    };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** Redis: reachable, and the ACL user may run the evidence store's and the rate limit's commands. */
+export async function checkRedis(): Promise<Finding[]> {
+  const check = 'redis';
+  let config: ReturnType<typeof redisConfig>;
+  let harness: ReturnType<typeof loadHarnessConfig>;
+  try {
+    config = redisConfig();
+    harness = loadHarnessConfig();
+  } catch (error) {
+    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the named keys' }];
+  }
+  const where =
+    config.clusterNodes.length > 0
+      ? 'the Redis Cluster (REDIS_CLUSTER_NODES)'
+      : `${config.host}:${config.port}`;
+  const user = config.username ?? 'default';
+  const access = await probeRedisAccess(config, harness);
+  if (access.connectError !== null) {
+    return [
+      {
+        check,
+        verdict: 'FAIL',
+        message: `cannot use ${where}: ${access.connectError}`,
+        fix: 'check REDIS_HOST/REDIS_PORT (or REDIS_CLUSTER_NODES), REDIS_USERNAME and REDIS_PASSWORD, and that Redis runs',
+      },
+    ];
+  }
+  const findings: Finding[] = [];
+  const evidenceRule = `~${harness.evidence.keyPrefix}:* +get +eval +exists +strlen +set +incrby +decrby +ttl +expire`;
+  if (!access.ping) {
+    findings.push({
+      check,
+      verdict: 'FAIL',
+      message: `ACL user ${user} may not PING (the health check)`,
+      fix: `ACL SETUSER ${user} +ping`,
+    });
+  }
+  if (!access.evidence) {
+    findings.push({
+      check,
+      verdict: 'FAIL',
+      message: `ACL user ${user} may not write evidence records: every diagnosis would end in the fallback`,
+      fix: `ACL SETUSER ${user} ${evidenceRule} (README "Redis ACL")`,
+    });
+  }
+  if (!access.throttle) {
+    findings.push({
+      check,
+      verdict: 'WARN',
+      message: `ACL user ${user} may not run the shared rate limit: the limit would not be enforced`,
+      fix: `ACL SETUSER ${user} ~${config.throttleKeyPrefix}:* +incr +pttl +pexpire`,
+    });
+  }
+  if (findings.length === 0) {
+    findings.push({
+      check,
+      verdict: 'OK',
+      message: `${where} as ${user}: PING, evidence records and the rate limit work`,
+    });
+  }
+  return findings;
+}
+
+/** The LLM provider: the key is accepted and the model exists (the service's own start-up check). */
+export async function checkLlm(): Promise<Finding[]> {
+  const check = 'llm';
+  let llm: ReturnType<typeof loadLlmConfig>;
+  try {
+    llm = loadLlmConfig();
+  } catch (error) {
+    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the LLM_* keys' }];
+  }
+  const result = await checkLlmProvider(llm);
+  const what = `${llm.model} at ${llm.baseUrl}`;
+  if (result.up) return [{ check, verdict: 'OK', message: `${what}: ${result.message}` }];
+  let fix = 'see README "Reasoning models and provider quirks"';
+  if (result.httpStatus === 401 || result.httpStatus === 403)
+    fix = 'set a valid LLM_API_KEY for LLM_BASE_URL';
+  else if (/not found/.test(result.message)) {
+    fix = 'set LLM_MODEL to a model the provider lists (GET $LLM_BASE_URL/models)';
+  } else if (result.httpStatus === null) {
+    fix = 'check LLM_BASE_URL (it ends in /v1 for most providers) and the network';
+  } else if (llm.startupCheck !== 'completion') {
+    fix = 'if the provider has no GET /models, set LLM_STARTUP_CHECK=completion and run the doctor again';
+  }
+  return [{ check, verdict: 'FAIL', message: `${what}: ${result.message}`, fix }];
+}
+
+function grantFix(source: MysqlDataSourceConfig): string {
+  const grants = [...source.schemas.keys()].map(
+    (schema) => `GRANT SELECT ON \`${schema}\`.* TO 'reader'@'%';`,
+  );
+  return `use an account with SELECT only: CREATE USER 'reader'@'%' IDENTIFIED BY '...'; ${grants.join(' ')} (README "Using your own data")`;
+}
+
+/** Each business data source of the allowlist: reachable, read-only, every allowlisted table and column there. */
+export async function checkDataSources(): Promise<Finding[]> {
+  const check = 'business data sources';
+  let sources: MysqlDataSourceConfig[];
+  let file: string;
+  try {
+    const env = validateEnv(ToolsEnv);
+    file = env.MYSQL_TOOLS_CONFIG;
+    sources = loadMysqlToolsConfig(file);
+    const database = databaseConfig();
+    refuseServiceDatabase(
+      sources,
+      { host: database.host, port: database.port, database: database.database },
+      file,
+    );
+  } catch (error) {
+    return [
+      {
+        check,
+        verdict: 'FAIL',
+        message: problemsOf(error).join('; '),
+        fix: 'fix MYSQL_TOOLS_CONFIG or the allowlist file, and set the ${ENV} variables it references',
+      },
+    ];
+  }
+  if (sources.length === 0) {
+    return [
+      {
+        check,
+        verdict: 'WARN',
+        message: `${file} lists no data source: query_mysql has nothing to read`,
+        fix: 'add your business database to the allowlist (README "Using your own data")',
+      },
+    ];
+  }
+  const findings: Finding[] = [];
+  for (const source of sources) {
+    const name = `data source ${source.id}`;
+    const inspection = await inspectDataSource(source);
+    if (!inspection.reachable) {
+      findings.push({
+        check: name,
+        verdict: 'FAIL',
+        message: `cannot connect to ${source.host}:${source.port}: ${inspection.reason}`,
+        fix: `check its url, username and password in ${file} and the variables they reference`,
+      });
+      continue;
+    }
+    const problems: Finding[] = [];
+    if (inspection.grants.beyondSelect.length > 0) {
+      problems.push({
+        check: name,
+        verdict: 'FAIL',
+        message: `the account is not read-only: ${inspection.grants.beyondSelect.join(', ')}`,
+        fix: grantFix(source),
+      });
+    }
+    if (inspection.grants.roles.length > 0) {
+      problems.push({
+        check: name,
+        verdict: 'WARN',
+        message: `the account holds role(s) ${inspection.grants.roles.join(', ')} whose privileges were not inspected`,
+        fix: 'check SHOW GRANTS FOR each role, or grant SELECT to the account directly',
+      });
+    }
+    if (inspection.missing.length > 0) {
+      problems.push({
+        check: name,
+        verdict: 'FAIL',
+        message: `allowlisted but not found or not readable by the account: ${inspection.missing.join(', ')}`,
+        fix: `correct the names in ${file}, or GRANT SELECT on them to the account`,
+      });
+    }
+    if (problems.length === 0) {
+      const tables = [...source.schemas.values()].reduce((sum, tablesOf) => sum + tablesOf.size, 0);
+      problems.push({
+        check: name,
+        verdict: 'OK',
+        message: `${source.host}:${source.port}: reachable, SELECT only, all ${tables} allowlisted table(s) and their columns found`,
+      });
+    }
+    findings.push(...problems);
+  }
+  return findings;
+}
+
+/** The log source: files found per topic and readable by the JSON-lines reader. */
+export async function checkLogs(): Promise<Finding[]> {
+  const check = 'logs';
+  let logs: ReturnType<typeof logsConfigOf>;
+  try {
+    logs = logsConfigOf(validateEnv(ToolsEnv));
+  } catch (error) {
+    return [
+      {
+        check,
+        verdict: 'FAIL',
+        message: problemsOf(error).join('; '),
+        fix: 'set LOGS_JSONL_DIR to the directory of your JSON-lines files',
+      },
+    ];
+  }
+  if (logs.backend !== 'jsonl') {
+    if (logs.backend === 'none') {
+      return [
+        {
+          check,
+          verdict: 'WARN',
+          message: 'LOG_BACKEND=none: diagnoses run without logs',
+          fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
+        },
+      ];
+    }
+    return [
+      logs.warnMockOutsideDemo
+        ? {
+            check,
+            verdict: 'WARN',
+            message: 'LOG_BACKEND=mock: query_logs reads a generated demo dataset, not your logs',
+            fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
+          }
+        : { check, verdict: 'OK', message: 'LOG_BACKEND=mock (demo)' },
+    ];
+  }
+  const jsonl = logs.jsonl;
+  const { reports, topicsWithoutFiles } = await inspectLogSource(jsonl, LOG_SAMPLE_LINES);
+  const directory = jsonl.directory;
+  const findings: Finding[] = [];
+  if (reports.length === 0) {
+    return [
+      {
+        check,
+        verdict: 'FAIL',
+        message: `no file in ${directory} matches LOGS_JSONL_TOPICS: query_logs would find nothing`,
+        fix: 'name the files application*.jsonl, access*.jsonl, database*.jsonl or set LOGS_JSONL_TOPICS',
+      },
+    ];
+  }
+  for (const topic of topicsWithoutFiles) {
+    findings.push({
+      check,
+      verdict: 'WARN',
+      message: `topic ${topic}: no file in ${directory} matches ${jsonl.topics[topic]?.join('|')}`,
+      fix: 'add those files, or drop the topic from LOGS_JSONL_TOPICS',
+    });
+  }
+  for (const report of reports) {
+    if (report.lines > 0 && report.readable === 0) {
+      findings.push({
+        check,
+        verdict: 'FAIL',
+        message: `${report.file} (${report.topic}): none of the ${report.lines} lines read could be used (not JSON ${report.unreadable.NOT_JSON}, no timestamp ${report.unreadable.NO_TIMESTAMP}, no message ${report.unreadable.NO_MESSAGE})`,
+        fix: `run \`npm run logs-check -- ${directory}\` and set the LOGS_JSONL_*_FIELD keys, or remove the file`,
+      });
+      continue;
+    }
+    const warning = logFileWarning(report);
+    if (warning) {
+      findings.push({ check, verdict: 'WARN', message: warning, fix: `npm run logs-check -- ${directory}` });
+    }
+  }
+  if (!findings.some((finding) => finding.verdict !== 'OK')) {
+    const lines = reports.reduce((sum, report) => sum + report.readable, 0);
+    findings.push({
+      check,
+      verdict: 'OK',
+      message: `${reports.length} file(s) in ${directory}, ${lines} sampled line(s) readable`,
+    });
+  }
+  return findings;
+}
+
+/** The knowledge base: an empty one is allowed, but the agent then finds no runbook. */
+export function checkKnowledge(state: ServiceDatabaseState | null): Finding[] {
+  const check = 'knowledge base';
+  let env: ToolsEnv;
+  try {
+    env = validateEnv(ToolsEnv);
+  } catch (error) {
+    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the named keys' }];
+  }
+  if (env.KNOWLEDGE_BACKEND === 'pyrag') {
+    return [
+      {
+        check,
+        verdict: 'OK',
+        message: `served by py-rag at ${env.PYRAG_BASE_URL} (its documents are not counted here)`,
+      },
+    ];
+  }
+  if (state === null || state.documents === null) {
+    return [
+      {
+        check,
+        verdict: 'WARN',
+        message: 'not counted: the service database is not reachable or not migrated yet',
+        fix: 'fix the service database first',
+      },
+    ];
+  }
+  const { INDEXED: indexed, FAILED: failed, PENDING: pending } = state.documents;
+  const upload =
+    "upload runbooks (Markdown or text): curl -X POST http://HOST:PORT/api/documents/upload -H 'x-api-key: <a knowledge_admin key>' -F file=@runbook.md -F title='Runbook title', or the web UI's Documents page";
+  const findings: Finding[] = [];
+  if (indexed === 0) {
+    findings.push({
+      check,
+      verdict: 'WARN',
+      message: `the knowledge base is empty${pending + failed > 0 ? ` (${pending} pending, ${failed} failed)` : ''}: lookup_knowledge finds no runbook until you upload some`,
+      fix: upload,
+    });
+  } else {
+    findings.push({ check, verdict: 'OK', message: `${indexed} document(s) indexed` });
+  }
+  if (failed > 0 && indexed > 0) {
+    findings.push({
+      check,
+      verdict: 'WARN',
+      message: `${failed} document(s) failed to index`,
+      fix: 'GET /api/documents/status/FAILED lists them; upload them again',
+    });
+  }
+  return findings;
+}
