@@ -26,7 +26,7 @@ const last = (events: SseEvent[]) => events.at(-1)?.data;
 const runIdOf = (events: SseEvent[]) => String(events[0].data.run_id);
 
 describe('model faults during a diagnosis', () => {
-  it('answers a repeated tool_call_id and an unknown tool through the Harness, one result per call, no overwrite', async () => {
+  it('answers a reused tool_call_id under its run-unique form and an unknown tool through the Harness, one result per call, no overwrite', async () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'DIAGNOSIS' }],
@@ -56,7 +56,7 @@ describe('model faults during a diagnosis', () => {
       ]),
     ).toEqual([
       ['call_a', 'OK'],
-      ['call_a', 'DUPLICATE_TOOL_CALL_ID'],
+      ['call_a.2', 'OK'],
       ['call_x', 'UNKNOWN_TOOL'],
     ]);
     const invocations = await rows(
@@ -66,7 +66,7 @@ describe('model faults during a diagnosis', () => {
     expect(invocations.map((row) => [row.tool_call_id, row.tool_name, row.error_code])).toEqual(
       expect.arrayContaining([
         ['call_a', 'query_logs', null],
-        ['call_a', 'query_logs', 'DUPLICATE_TOOL_CALL_ID'],
+        ['call_a.2', 'query_logs', null],
         ['call_x', 'drop_database', 'UNKNOWN_TOOL'],
       ]),
     );

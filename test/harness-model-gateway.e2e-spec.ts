@@ -250,8 +250,8 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
     expect(toolMessages.map((message) => JSON.parse(String(message.content)))).toEqual([
       expect.objectContaining({ tool_call_id: 'call_a', evidence_status: 'EVIDENCE_FOUND' }),
       expect.objectContaining({ tool_call_id: 'call_b', evidence_status: 'NO_EVIDENCE' }),
-      // the repeated id is answered (a provider rejects an unanswered call), never overwritten
-      expect.objectContaining({ tool_call_id: 'call_a', evidence_status: 'ERROR' }),
+      // the reused id runs under its run-unique form; the first call_a is never overwritten
+      expect.objectContaining({ tool_call_id: 'call_a.2', evidence_status: 'EVIDENCE_FOUND' }),
     ]);
     expect(output.messages.at(-1)?.content).toBe('{"conclusion": null}');
     await ctx.journal.flush();
@@ -260,7 +260,14 @@ describe('Harness model gateway, retry executor and the prebuilt ReAct loop (stu
       request: { query: 'HikariPool', count: 2 },
     });
 
+    expect(await fixture.app.get(InvocationStore).getReady(ctx.runId, 'call_a.2')).toMatchObject({
+      request: { query: 'again', count: 1 },
+    });
+
     const [, second, third] = fixture.stub.requestsFor('diagnosis-agent');
+    expect(
+      (third.body.messages ?? []).filter((message) => message.role === 'tool').map((m) => m.tool_call_id),
+    ).toEqual(['call_a', 'call_b', 'call_a.2']);
     const sentToolResults = (second.body.messages ?? []).filter((message) => message.role === 'tool');
     expect(sentToolResults.map((message) => message.tool_call_id)).toEqual(['call_a', 'call_b']);
     expect(JSON.stringify(second.body)).not.toContain('RAW-ONLY-MARKER');

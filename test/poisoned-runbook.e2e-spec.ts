@@ -103,12 +103,12 @@ describe('a poisoned runbook', () => {
     expect(String(answerRequest.body.messages?.[1].content)).toContain('ROOT CAUSE CONFIRMED');
     // Code refused it before the reviewer was asked.
     expect(stub.requestsFor('knowledge-guard')).toHaveLength(0);
-    expect(contentOf(response)).toEqual({
-      content_type: 'KNOWLEDGE_ANSWER',
+    expect(contentOf(response)).toMatchObject({
+      content_type: 'FALLBACK',
       payload: {
-        answer: expect.stringContaining('could not be verified'),
-        references: [],
-        limitations: expect.any(String),
+        type: 'KNOWLEDGE_UNVERIFIED',
+        message: expect.stringContaining('could not be verified'),
+        verified_sources: [],
       },
     });
     expect(doneOf(response)).toEqual({ outcome: 'FALLBACK' });
@@ -222,7 +222,10 @@ describe('the isolated knowledge check', () => {
     answering([UNSUPPORTED]);
     const response = await postChat(suite.app.baseUrl, { query: 'What does ERR_REVIEW mean?' });
     expect(response.text).not.toContain('KB-CLAIM');
-    expect(contentOf(response).payload).toMatchObject({ references: [] });
+    expect(contentOf(response)).toMatchObject({
+      content_type: 'FALLBACK',
+      payload: { type: 'KNOWLEDGE_UNVERIFIED', verified_sources: [] },
+    });
     expect(doneOf(response)).toEqual({ outcome: 'FALLBACK' });
     const [review] = stub.requestsFor('knowledge-guard');
     expect(review.body.tools).toBeUndefined();

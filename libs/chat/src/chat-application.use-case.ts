@@ -14,14 +14,14 @@ import {
   textOf,
   ToolBoundary,
 } from '@app/harness';
-import { findReleaseViolations, KnowledgeGuard } from '@app/guards';
+import { fallbackReport, findReleaseViolations, KnowledgeGuard } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { FinishRun, RunRepository } from '@app/trace';
 import {
   checkKnowledgeAnswer,
   KnowledgeAnswer,
+  notFoundKnowledgeAnswer,
   RetrievedDocument,
-  unverifiedKnowledgeAnswer,
 } from './answers/knowledge-answer';
 import { DiagnosisPipeline, throwIfCancelled } from './diagnosis/diagnosis-pipeline';
 import { previousTurnOf } from './diagnosis/previous-turn';
@@ -63,6 +63,9 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
     '知识库暂时无法检索，请稍后重试 / The knowledge base could not be searched; please try again later.',
   INTERNAL_ERROR: '处理请求时出现内部错误 / An internal error occurred.',
 };
+
+/** How long the terminal write waits for interrupted calls to record their last step. */
+const INTERRUPTED_CALL_WAIT_MS = 5000;
 
 /** What SYSTEM_CHAT answers when the model's reply fails the release checks: fixed text, never model output. */
 export const SYSTEM_CHAT_CAPABILITIES =
@@ -118,6 +121,7 @@ export class ChatApplicationUseCase {
       } finally {
         ctx.close();
       }
+      await this.awaitInterruptedCalls(ctx);
       if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
       else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
     } finally {
@@ -189,7 +193,7 @@ export class ChatApplicationUseCase {
       return this.failure('KNOWLEDGE_UNAVAILABLE');
     }
     const retrieved = (lookup.agentResult.evidence as RetrievedDocument[] | undefined) ?? [];
-    let answer = checkKnowledgeAnswer('', []);
+    let answer = notFoundKnowledgeAnswer();
     let refusal: string | null = null;
     if (retrieved.length > 0) {
       stream.status('ANSWERING', '正在根据知识库回答 / answering from the knowledge base');
@@ -197,23 +201,28 @@ export class ChatApplicationUseCase {
         role: 'knowledge-answer',
         messages: [new HumanMessage(JSON.stringify({ query, evidence: retrieved }))],
       });
-      answer = checkKnowledgeAnswer(textOf(reply.content), retrieved);
+      const checked = checkKnowledgeAnswer(textOf(reply.content), retrieved);
+      // Documents were found: an unreadable reply is the model's failure, never "nothing in the knowledge base".
+      if (checked === null) refusal = 'KNOWLEDGE_ANSWER_INVALID';
+      else answer = checked;
       if (answer.found) refusal = await this.reviewKnowledge(ctx, query, answer, stream);
     }
     ctx.throwIfStopped();
-    if (refusal !== null) answer = unverifiedKnowledgeAnswer();
     ctx.journal.event('RELEASE', 'KNOWLEDGE_ANSWERED', {
       found: answer.found,
       references: answer.references.length,
       refused: refusal !== null,
+      ...(refusal !== null ? { reason: refusal } : {}),
     });
-    const { found: _found, ...payload } = answer;
     if (refusal !== null) {
+      // The fixed text under the fallback content type, so a client switching on it can tell.
+      const fallback = fallbackReport('KNOWLEDGE_UNVERIFIED', null);
       return {
         terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: refusal },
-        announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'FALLBACK'),
+        announce: (out) => out.content('FALLBACK', fallback, 'FALLBACK'),
       };
     }
+    const { found: _found, ...payload } = answer;
     return {
       terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
       announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS'),
@@ -297,6 +306,21 @@ export class ChatApplicationUseCase {
       terminal: { status: 'FAILED', releaseOutcome: 'FAILED', errorCode },
       announce: (out) => out.failure(code, FAILURE_MESSAGES[code]),
     };
+  }
+
+  /**
+   * A deadline or a cancellation ends the run while a model or tool call still records its last step
+   * (its ERROR record, TOOL_FINISHED); the terminal write waits for them, so the run's timeline ends with
+   * RUN_FINISHED. Their last step is one bounded store write; if they outlast the wait, they are written
+   * after it, and the log says so.
+   */
+  private async awaitInterruptedCalls(ctx: RunContext): Promise<void> {
+    if (await ctx.settled(INTERRUPTED_CALL_WAIT_MS)) return;
+    ctx
+      .logger(ChatApplicationUseCase.name)
+      .warn(
+        `calls of the run still running ${INTERRUPTED_CALL_WAIT_MS} ms after it ended; their rows follow RUN_FINISHED`,
+      );
   }
 
   /**

@@ -16,7 +16,9 @@ import { repairContentChanges } from './repair-scope';
 
 export type GuardedDraft =
   | { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> }
-  | { ok: false; violations: string[] };
+  | { ok: false; violations: string[]; storeUnavailable?: true };
+
+const STORE_UNAVAILABLE = 'EVIDENCE_STORE_UNAVAILABLE';
 
 /**
  * EvidenceGuard: the agent's answer must parse as a Draft and every citation must be a
@@ -39,8 +41,10 @@ export class EvidenceGuard {
       attempt: 1,
       ok: first.ok,
       violations: first.ok ? 0 : first.violations.length,
+      ...storeCode(first),
     });
-    if (first.ok) return first;
+    // No repair can make a citation verifiable while the store that holds the evidence is away.
+    if (first.ok || first.storeUnavailable) return first;
 
     onRepair();
     ctx.throwIfStopped();
@@ -53,6 +57,7 @@ export class EvidenceGuard {
       ok: second.ok,
       violations: second.ok ? 0 : second.violations.length,
       content_changed: changes.length > 0,
+      ...storeCode(second),
     });
     return second;
   }
@@ -69,6 +74,7 @@ export class EvidenceGuard {
         return {
           ok: false,
           violations: ['the evidence store is unavailable, so no citation can be verified'],
+          storeUnavailable: true,
         };
       throw error;
     }
@@ -95,3 +101,6 @@ export class EvidenceGuard {
     return textOf(reply.content);
   }
 }
+
+const storeCode = (result: GuardedDraft): Record<string, string> =>
+  !result.ok && result.storeUnavailable ? { error_code: STORE_UNAVAILABLE } : {};

@@ -7,6 +7,7 @@ export const FALLBACK_TYPES = [
   'EVIDENCE_VALIDATION_FAILED',
   'SEMANTIC_UNSUPPORTED',
   'SEMANTIC_UNAVAILABLE',
+  'KNOWLEDGE_UNVERIFIED',
 ] as const;
 export type FallbackType = (typeof FALLBACK_TYPES)[number];
 
@@ -53,6 +54,13 @@ const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string 
     message:
       '当前无法完成安全校验，未发布诊断结论 / The safety review is unavailable, so no conclusion is published.',
     limitation: '语义校验暂不可用 / The semantic review is temporarily unavailable.',
+  },
+  // A knowledge answer that could not be read, or was refused by the release checks or KnowledgeGuard.
+  KNOWLEDGE_UNVERIFIED: {
+    message:
+      '知识库的回答未通过校验，因此不予展示 / An answer from the knowledge base could not be verified, so it is not shown.',
+    limitation:
+      '回答无法读取或未通过与引用文档的一致性校验 / The answer could not be read or did not pass the check against its cited documents.',
   },
 };
 

@@ -68,4 +68,29 @@ describe('repairContentChanges', () => {
       ).length,
     ).toBeGreaterThan(0);
   });
+
+  it.each([
+    [
+      'prose holding a placeholder brace',
+      `已查询 {order_id} 的日志，结论如下：\n${JSON.stringify(original)}`,
+    ],
+    ['a plan object before the draft', `{"step":"check logs"}\n${JSON.stringify(original)}`],
+    [
+      'the draft fenced, then a remark with braces',
+      `\`\`\`json\n${JSON.stringify(original)}\n\`\`\`\n{see above}`,
+    ],
+  ])('compares by parsed value when the original was too ambiguous to read: %s', (_name, answer) => {
+    const fixed = repaired((d) => (d.analysis[0].tool_call_ids = ['call_logs_1']));
+    expect(repairContentChanges(answer, fixed)).toEqual([]);
+  });
+
+  it('still rejects changed text against every object of an ambiguous original', () => {
+    const answer = `{"step":"check logs"}\n${JSON.stringify(original)}`;
+    expect(
+      repairContentChanges(
+        answer,
+        repaired((d) => (d.conclusion.text = 'The database is down')),
+      ),
+    ).toEqual(['the conclusion text was changed']);
+  });
 });

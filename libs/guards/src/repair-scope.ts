@@ -1,4 +1,4 @@
-import { parseJsonAnswer } from '@app/harness';
+import { jsonObjectsIn, parseJsonAnswer } from '@app/harness';
 import type { Draft } from './draft.schema';
 
 interface Texts {
@@ -14,10 +14,21 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 const list = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.filter((item) => typeof item === 'object' && item !== null) : [];
 
-/** The user-visible texts of the agent's original answer, read leniently: it failed the checks once. */
-function originalTexts(answer: string): Texts {
+/**
+ * The drafts the agent's original answer may have meant, as parsed values: the one object
+ * `parseJsonAnswer` reads, or, when the answer was too ambiguous to read (the likely reason it went
+ * to repair), every top-level object it holds.
+ */
+function originalDrafts(answer: string): Record<string, unknown>[] {
   const value = parseJsonAnswer(answer);
-  const draft = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value))
+    return [value as Record<string, unknown>];
+  const objects = jsonObjectsIn(answer);
+  return objects.length > 0 ? objects : [{}];
+}
+
+/** The user-visible texts of one original draft, read leniently: it failed the checks once. */
+function originalTexts(draft: Record<string, unknown>): Texts {
   const conclusion = draft.conclusion as Record<string, unknown> | null | undefined;
   const limitations = (draft.limitations ?? {}) as Record<string, unknown>;
   const analysis = new Map<string, { kind: unknown; text: string }>();
@@ -39,13 +50,21 @@ function originalTexts(answer: string): Texts {
 }
 
 /**
- * Seed §4.3: the repair may only change structure (citations, references between items, dropping items
+ * The repair may only change structure (citations, references between items, dropping items
  * or the conclusion). Every text of the repaired draft must be one the agent wrote, unchanged: the
  * conclusion, each analysis (same id, kind and text), actions, recommendations and limitations.
  * Returns what the repair changed; empty means it stayed within its remit.
  */
 export function repairContentChanges(originalAnswer: string, repaired: Draft): string[] {
-  const original = originalTexts(originalAnswer);
+  // Compared by parsed value: within remit when it matches one object the agent wrote; otherwise the
+  // changes against the closest one.
+  const candidates = originalDrafts(originalAnswer).map((draft) =>
+    changesFrom(originalTexts(draft), repaired),
+  );
+  return candidates.reduce((closest, changes) => (changes.length < closest.length ? changes : closest));
+}
+
+function changesFrom(original: Texts, repaired: Draft): string[] {
   const changes: string[] = [];
   if (repaired.conclusion && repaired.conclusion.text !== original.conclusion)
     changes.push('the conclusion text was changed');

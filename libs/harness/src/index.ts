@@ -22,7 +22,7 @@ export { ModelGateway } from './model/model-gateway';
 export { LlmProviderCheck } from './model/llm-provider-check';
 export { GatewayChatModel } from './model/gateway-chat-model';
 export { textOf } from './model/model-audit';
-export { parseJsonAnswer } from './model/json-answer';
+export { jsonObjectsIn, parseJsonAnswer } from './model/json-answer';
 export { InvocationStore, EvidenceStoreUnavailable } from './evidence/invocation-store';
 export type { AgentResult, CanonicalInvocation } from './evidence/canonical-invocation';
 export { ToolBoundary } from './tools/tool-boundary';

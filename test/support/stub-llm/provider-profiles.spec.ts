@@ -45,6 +45,33 @@ describe('checkRequest: each strict rule rejects what the real provider rejects'
       null,
     ],
     [
+      'openai: the same tool_call_id answered twice (a duplicate id in one turn)',
+      'openai',
+      body([system, user, assistantCalling(['c1', 'c1']), toolAnswer('c1'), toolAnswer('c1')]),
+      /^Invalid parameter: more than one tool message responds to tool_call_id 'c1'$/,
+      null,
+    ],
+    [
+      'deepseek: the same tool_call_id answered twice',
+      'deepseek-thinking',
+      body([
+        system,
+        user,
+        assistantCalling(['c1'], { reasoning_content: 'r' }),
+        toolAnswer('c1'),
+        toolAnswer('c1'),
+      ]),
+      /more than one tool message responds to tool_call_id 'c1'$/,
+      null,
+    ],
+    [
+      'openai: tool message answering an id the assistant did not call',
+      'openai',
+      body([system, user, assistantCalling(['c1']), toolAnswer('c1'), toolAnswer('c2')]),
+      /must be a response to a preceeding message with 'tool_calls'/,
+      null,
+    ],
+    [
       'openai: unknown role',
       'openai',
       body([system, { role: 'thinker', content: 'x' }]),

@@ -52,6 +52,10 @@ export const OPENAI_UNANSWERED_TOOL_CALLS =
 const OPENAI_ORPHAN_TOOL =
   "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
 
+/** Two tool messages answering the same id (a strict provider's 400; the exact wording varies). */
+export const OPENAI_DUPLICATE_TOOL_ANSWER =
+  'Invalid parameter: more than one tool message responds to tool_call_id';
+
 const OPENAI_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
 const OPENAI_REQUEST_ARGUMENTS = new Set([
   'model',
@@ -110,25 +114,37 @@ function toolCallIds(message: RequestMessage): string[] {
 
 /**
  * Every assistant message with tool calls must be followed, before the next non-tool message, by one
- * tool message per id; a tool message must answer an id of the assistant message just before it.
+ * tool message per id; a tool message must answer an id of the assistant message just before it, and
+ * no id may be answered twice.
  */
 function checkToolAnswers(
   messages: RequestMessage[],
   unanswered: (ids: string[], index: number) => ProviderError,
 ): ProviderError | null {
-  let open: { ids: Set<string>; index: number } | null = null;
+  let open: { ids: Set<string>; answered: Set<string>; index: number } | null = null;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index];
     if (message.role === 'tool') {
       const id = String(message.tool_call_id ?? '');
+      if (open?.answered.has(id)) {
+        return invalidRequest(
+          `${OPENAI_DUPLICATE_TOOL_ANSWER} '${id}'`,
+          `messages.[${index}].tool_call_id`,
+          null,
+        );
+      }
       if (!open || !open.ids.delete(id)) {
         return invalidRequest(OPENAI_ORPHAN_TOOL, `messages.[${index}].role`, null);
       }
+      open.answered.add(id);
       continue;
     }
     if (open && open.ids.size > 0) return unanswered([...open.ids], open.index);
     const ids = toolCallIds(message);
-    open = message.role === 'assistant' && ids.length > 0 ? { ids: new Set(ids), index } : null;
+    open =
+      message.role === 'assistant' && ids.length > 0
+        ? { ids: new Set(ids), answered: new Set(), index }
+        : null;
   }
   return open && open.ids.size > 0 ? unanswered([...open.ids], open.index) : null;
 }

@@ -34,6 +34,26 @@ describe('StubLlmServer through a real ChatOpenAI client', () => {
     stub.requests.length = 0;
   });
 
+  it.each<['per-response' | 'repeated', string[]]>([
+    ['per-response', ['call_0', 'call_1']],
+    ['repeated', ['call_0', 'call_0']],
+  ])('numbers tool call ids as a %s provider does, whatever the script says', async (numbering, ids) => {
+    const call = (id: string) => ({
+      id,
+      name: 'query_logs',
+      arguments: { topic: 'APPLICATION', query: 'HikariPool', lookback_minutes: 30 },
+    });
+    stub.load({
+      profile: 'lenient',
+      tool_call_ids: numbering,
+      roles: { 'diagnosis-agent': [{ content: '', tool_calls: [call('x'), call('y')] }] },
+    });
+    const reply = await model(baseUrl)
+      .bindTools([queryLogs])
+      .invoke([system('diagnosis-agent'), new HumanMessage('order-123 payment times out')]);
+    expect(reply.tool_calls?.map((toolCall) => toolCall.id)).toEqual(ids);
+  });
+
   it.each([false, true])(
     'delivers tool calls, usage and reasoning_content (streaming=%s)',
     async (streaming) => {

@@ -219,8 +219,9 @@ export class StubLlmServer {
     reply: StubReply,
     context: { role: string; turn: number },
   ) {
-    const toolCalls = (reply.tool_calls ?? []).map((call) => ({
-      id: call.id,
+    const numbering = this.script.tool_call_ids ?? 'scripted';
+    const toolCalls = (reply.tool_calls ?? []).map((call, index) => ({
+      id: numbering === 'scripted' ? call.id : `call_${numbering === 'per-response' ? index : 0}`,
       type: 'function' as const,
       function: {
         name: call.name,

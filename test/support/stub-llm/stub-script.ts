@@ -56,6 +56,12 @@ export const stubScriptSchema = z.strictObject({
   profile: z.enum(PROVIDER_PROFILES).optional(),
   /** The only accepted `Authorization: Bearer` key; any other gets OpenAI's 401 invalid_api_key. */
   api_key: z.string().min(1).optional(),
+  /**
+   * How the server numbers tool call ids: `scripted` (default) sends the script's ids; `per-response`
+   * sends `call_0`, `call_1`, … restarting in every response (so turn 2 reuses turn 1's ids); `repeated`
+   * gives every call of a response `call_0` (a duplicate inside one turn, and across turns).
+   */
+  tool_call_ids: z.enum(['scripted', 'per-response', 'repeated']).optional(),
   /** Served by `GET /v1/models`; a completion for any other model gets OpenAI's 404 model_not_found. */
   models: z.array(z.string().min(1)).optional(),
 });

@@ -84,7 +84,8 @@ export interface DiagnosisReport {
 }
 
 export interface Fallback {
-  type: 'EVIDENCE_VALIDATION_FAILED' | 'SEMANTIC_UNSUPPORTED' | 'SEMANTIC_UNAVAILABLE';
+  type:
+    'EVIDENCE_VALIDATION_FAILED' | 'SEMANTIC_UNSUPPORTED' | 'SEMANTIC_UNAVAILABLE' | 'KNOWLEDGE_UNVERIFIED';
   conclusion: null;
   message: string;
   verified_sources: { source_type: string; source: string; scope: string }[];

@@ -27,4 +27,5 @@ export const FALLBACK_LABELS: Record<Fallback['type'], string> = {
   EVIDENCE_VALIDATION_FAILED: 'The draft did not pass evidence validation',
   SEMANTIC_UNSUPPORTED: 'The evidence does not support a conclusion',
   SEMANTIC_UNAVAILABLE: 'The safety review was unavailable',
+  KNOWLEDGE_UNVERIFIED: 'The knowledge answer could not be verified',
 };

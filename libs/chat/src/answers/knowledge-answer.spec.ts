@@ -29,12 +29,19 @@ describe('checkKnowledgeAnswer', () => {
       JSON.stringify({ answer: 'x', references: ['doc-x'], limitations: '' }),
     ],
     ['citing nothing', JSON.stringify({ answer: 'x', references: [], limitations: '' })],
-    ['prose instead of JSON', 'The answer is 42.'],
   ])('falls back to "not found" when %s', (_name, text) => {
     expect(checkKnowledgeAnswer(text, [doc('doc-1')])).toMatchObject({
       answer: NOT_FOUND_ANSWER,
       references: [],
       found: false,
     });
+  });
+
+  it.each([
+    ['prose instead of JSON', 'The answer is 42.'],
+    ['JSON of another shape', JSON.stringify({ text: 'x', sources: ['doc-1'] })],
+    ['an empty reply', ''],
+  ])('reads %s as no answer at all (null), never as "not found"', (_name, text) => {
+    expect(checkKnowledgeAnswer(text, [doc('doc-1')])).toBeNull();
   });
 });

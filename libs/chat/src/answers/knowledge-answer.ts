@@ -25,39 +25,33 @@ export interface KnowledgeAnswer {
 export const NOT_FOUND_ANSWER =
   '知识库中没有找到可以回答该问题的内容 / Nothing in the knowledge base answers this question.';
 
-export const UNVERIFIED_ANSWER =
-  '知识库的回答未通过校验，因此不予展示 / An answer from the knowledge base could not be verified, so it is not shown.';
-
-/** The fixed answer when a drafted answer is refused by the release checks or the isolated review. */
-export function unverifiedKnowledgeAnswer(): KnowledgeAnswer {
+/** The fixed answer when the lookup found nothing, or the answer cites none of what it found. */
+export function notFoundKnowledgeAnswer(): KnowledgeAnswer {
   return {
-    answer: UNVERIFIED_ANSWER,
+    answer: NOT_FOUND_ANSWER,
     references: [],
-    limitations:
-      '回答未通过与引用文档的一致性校验 / The answer did not pass the check against its cited documents.',
+    limitations: '仅检索了内部知识库 / Only the internal knowledge base was searched.',
     found: false,
   };
 }
 
 /**
  * Keeps only references to documents that were really retrieved for this question; an answer that cites
- * none of them (or cannot be read) becomes the fixed "not found" answer.
+ * none of them becomes the fixed "not found" answer. A reply that is not the expected JSON is null: a
+ * technical failure of the answer model, never a "not found" (docs/architecture.md "Knowledge answers").
  */
-export function checkKnowledgeAnswer(modelText: string, retrieved: RetrievedDocument[]): KnowledgeAnswer {
+export function checkKnowledgeAnswer(
+  modelText: string,
+  retrieved: RetrievedDocument[],
+): KnowledgeAnswer | null {
   const result = answerSchema.safeParse(parseJsonAnswer(modelText));
-  const parsed = result.success ? result.data : null;
-  const cited = new Set(parsed?.references ?? []);
+  if (!result.success) return null;
+  const parsed = result.data;
+  const cited = new Set(parsed.references);
   const references = retrieved.filter(
     (doc, index) =>
       cited.has(doc.document_id) && retrieved.findIndex((d) => d.document_id === doc.document_id) === index,
   );
-  if (!parsed || references.length === 0) {
-    return {
-      answer: NOT_FOUND_ANSWER,
-      references: [],
-      limitations: '仅检索了内部知识库 / Only the internal knowledge base was searched.',
-      found: false,
-    };
-  }
+  if (references.length === 0) return notFoundKnowledgeAnswer();
   return { answer: parsed.answer, references, limitations: parsed.limitations, found: true };
 }

@@ -98,8 +98,11 @@ export class DiagnosisPipeline {
       throwIfCancelled(ctx);
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${codeOf(error)}`, null);
     }
-    if (!guarded.ok)
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'EVIDENCE_VALIDATION_FAILED', null);
+    if (!guarded.ok) {
+      // A store outage is not a draft the agent got wrong: its own reason says so.
+      const reason = guarded.storeUnavailable ? 'EVIDENCE_STORE_UNAVAILABLE' : 'EVIDENCE_VALIDATION_FAILED';
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
+    }
 
     throwIfCancelled(ctx);
     const snapshot = guarded.check.snapshot;

@@ -1,7 +1,8 @@
 import { BaseChatModel, BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { AIMessage, BaseMessage } from '@langchain/core/messages';
+import { AIMessage, BaseMessage, isAIMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { RunContext } from '../run/run-context';
+import { runUniqueToolCallIds } from '../tools/tool-call-id';
 import { textOf } from './model-audit';
 import { ModelGateway, ModelToolSet, modelToolSet } from './model-gateway';
 import { PromptRole } from './prompt-library';
@@ -32,8 +33,34 @@ export class GatewayChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const reply = await this.gateway.invoke(this.ctx, { role: this.role, messages, tools: this.tools });
-    const message = withMalformedCallsAsToolCalls(reply);
+    const message = this.withRunUniqueIds(messages, withMalformedCallsAsToolCalls(reply));
     return { generations: [{ message, text: textOf(message.content) }] };
+  }
+
+  /**
+   * Gives a reused tool_call_id its run-unique form before the reply enters the history, so the model
+   * sees, and cites, the id its result is stored under; the timeline keeps the id the provider sent.
+   */
+  private withRunUniqueIds(history: BaseMessage[], message: AIMessage): AIMessage {
+    const used = history.flatMap((earlier) =>
+      isAIMessage(earlier) ? (earlier.tool_calls ?? []).flatMap((call) => call.id ?? []) : [],
+    );
+    const calls = message.tool_calls ?? [];
+    const rewrites = runUniqueToolCallIds(
+      used,
+      calls.map((call) => call.id),
+    );
+    if (rewrites.length === 0) return message;
+    const ids = calls.map((call) => call.id);
+    for (const rewrite of rewrites) {
+      ids[rewrite.index] = rewrite.id;
+      this.ctx.journal.event('TOOL', 'TOOL_CALL_ID_REWRITTEN', {
+        tool: calls[rewrite.index].name.slice(0, 64),
+        provider_tool_call_id: rewrite.providerId,
+        tool_call_id: rewrite.id,
+      });
+    }
+    return withToolCallIds(message, ids);
   }
 }
 
@@ -66,5 +93,23 @@ export function withMalformedCallsAsToolCalls(message: AIMessage): AIMessage {
       })),
     ],
     invalid_tool_calls: [],
+  });
+}
+
+/**
+ * The same reply with its tool calls' ids replaced. The provider's raw copy of the calls is left out:
+ * it would carry the old ids, and the request converter reads `tool_calls` whenever there are any.
+ */
+function withToolCallIds(message: AIMessage, ids: (string | undefined)[]): AIMessage {
+  const { tool_calls: _providerCalls, ...additional } = message.additional_kwargs ?? {};
+  return new AIMessage({
+    content: message.content,
+    id: message.id,
+    name: message.name,
+    additional_kwargs: additional,
+    response_metadata: message.response_metadata,
+    usage_metadata: message.usage_metadata,
+    tool_calls: (message.tool_calls ?? []).map((call, index) => ({ ...call, id: ids[index] })),
+    invalid_tool_calls: message.invalid_tool_calls,
   });
 }

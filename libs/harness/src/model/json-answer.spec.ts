@@ -1,4 +1,4 @@
-import { parseJsonAnswer } from './json-answer';
+import { jsonObjectsIn, parseJsonAnswer } from './json-answer';
 
 describe('parseJsonAnswer', () => {
   it.each<[string, string, unknown]>([
@@ -24,4 +24,23 @@ describe('parseJsonAnswer', () => {
     ['unbalanced object + remark', '{"a":1 trailing', undefined],
     ['empty', '', undefined],
   ])('%s', (_rule, text, value) => expect(parseJsonAnswer(text)).toEqual(value));
+});
+
+describe('jsonObjectsIn', () => {
+  it.each<[string, string, unknown[]]>([
+    ['no object', 'no JSON here', []],
+    ['one bare object', '{"a":1}', [{ a: 1 }]],
+    ['prose with a placeholder brace, then the object', '已查询 {order_id} 的日志：\n{"a":1}', [{ a: 1 }]],
+    ['two objects', 'Either {"a":1} or {"a":2}', [{ a: 1 }, { a: 2 }]],
+    [
+      'a fenced object and a bare one',
+      '```json\n{"a":1}\n```\nthen {"b":{"c":2}}',
+      [{ a: 1 }, { b: { c: 2 } }],
+    ],
+    ['braces inside strings', '{"a":"} {"} tail', [{ a: '} {' }]],
+    ['an array is not an object', '[{"a":1}]', [{ a: 1 }]],
+    ['unbalanced', '{"a":1', []],
+  ])('%s', (_name, text, expected) => {
+    expect(jsonObjectsIn(text)).toEqual(expected);
+  });
 });

@@ -57,3 +57,22 @@ export function parseJsonAnswer(text: string): unknown {
   const leading = parse(trimmed.slice(0, length));
   return leading && isObject(leading.value) ? leading.value : undefined;
 }
+
+/**
+ * Every JSON object the text holds at the top level, left to right (fenced or not): each `{` outside an
+ * object already taken starts a candidate, kept when its balanced `{…}` parses. Not a reading of the
+ * answer (that is `parseJsonAnswer`, which refuses ambiguity); it lets a check compare a repaired draft
+ * with what the model wrote by value when the original answer was too ambiguous to read.
+ */
+export function jsonObjectsIn(text: string): Record<string, unknown>[] {
+  const objects: Record<string, unknown>[] = [];
+  for (let start = text.indexOf('{'); start >= 0;) {
+    const length = leadingObjectLength(text.slice(start));
+    const candidate = length > 0 ? parse(text.slice(start, start + length)) : undefined;
+    if (candidate && isObject(candidate.value)) {
+      objects.push(candidate.value as Record<string, unknown>);
+      start = text.indexOf('{', start + length);
+    } else start = text.indexOf('{', start + 1);
+  }
+  return objects;
+}

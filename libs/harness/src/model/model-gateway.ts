@@ -86,7 +86,11 @@ export class ModelGateway {
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
 
-  async invoke(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
+  invoke(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
+    return ctx.track(this.call(ctx, request));
+  }
+
+  private async call(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
     ctx.throwIfStopped();
     const stepIndex = this.reserve(ctx, request.role);
     const startedAt = new Date();

@@ -110,4 +110,29 @@ describe('RunContext', () => {
     }
     expect(lines).toEqual([{ msg: 'tool query_logs failed: Error', runId: 'r', sessionId: 's' }]);
   });
+
+  it('settles once every tracked call of the run, in any of its views, has ended (failed ones included)', async () => {
+    const ctx = start(10_000);
+    const phase = ctx.withTimeReserve(1000);
+    let endTool!: () => void;
+    const tool = new Promise<void>((resolve) => (endTool = resolve));
+    void ctx.track(tool);
+    phase.track(Promise.reject(new Error('model call failed'))).catch(() => undefined);
+    let settled: boolean | undefined;
+    const waiting = ctx.settled(5000).then((value) => (settled = value));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBeUndefined();
+    endTool();
+    await waiting;
+    expect(settled).toBe(true);
+    phase.close();
+    ctx.close();
+  });
+
+  it('stops waiting for a call that outlasts the bound', async () => {
+    const ctx = start(10_000);
+    void ctx.track(new Promise(() => undefined));
+    await expect(ctx.settled(20)).resolves.toBe(false);
+    ctx.close();
+  });
 });

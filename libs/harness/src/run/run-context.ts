@@ -46,6 +46,36 @@ class RunLifetime {
   }
 }
 
+/** The calls of one run that have not ended yet, shared by every view of the run. */
+class InFlightCalls {
+  private readonly calls = new Set<Promise<void>>();
+
+  add(call: Promise<unknown>): void {
+    const forget = () => {
+      this.calls.delete(ended);
+    };
+    const ended: Promise<void> = call.then(forget, forget);
+    this.calls.add(ended);
+  }
+
+  async settled(maxWaitMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), maxWaitMs);
+    });
+    try {
+      // A call may start another while it ends (a boundary step after a model step): wait until none is left.
+      while (this.calls.size > 0) {
+        const ended = await Promise.race([Promise.all([...this.calls]).then(() => true as const), timedOut]);
+        if (!ended) return false;
+      }
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 /**
  * Everything one run needs, passed explicitly to every Harness call (never ambient).
  * Immutable; the budget's counters and the journal's pending rows are the only state that changes
@@ -63,6 +93,7 @@ export class RunContext {
     readonly retryPolicies: HarnessRetryPolicies,
     readonly journal: RunJournal,
     private readonly lifetime: RunLifetime,
+    private readonly inFlight: InFlightCalls,
   ) {
     this.signal = lifetime.controller.signal;
     Object.freeze(this);
@@ -81,6 +112,7 @@ export class RunContext {
       init.retryPolicies,
       init.journal,
       lifetime,
+      new InFlightCalls(),
     );
   }
 
@@ -95,6 +127,7 @@ export class RunContext {
       this.retryPolicies,
       this.journal,
       this.lifetime,
+      this.inFlight,
     );
   }
 
@@ -114,6 +147,7 @@ export class RunContext {
       this.retryPolicies,
       this.journal,
       new RunLifetime(timeoutMs, this.signal),
+      this.inFlight,
     );
   }
 
@@ -129,6 +163,21 @@ export class RunContext {
   /** Throws RunCancelled or RunDeadlineExceeded once the run has been stopped. */
   throwIfStopped(): void {
     if (this.signal.aborted) throw this.signal.reason;
+  }
+
+  /**
+   * Registers a model or tool call of this run; `settled()` waits for it. A call the run's stop
+   * interrupted still records its last step (the ERROR record, TOOL_FINISHED) after the framework has
+   * given up on it, and those rows belong before the run's terminal event.
+   */
+  track<T>(call: Promise<T>): Promise<T> {
+    this.inFlight.add(call);
+    return call;
+  }
+
+  /** True once every tracked call has ended; false when some still run after `maxWaitMs`. */
+  settled(maxWaitMs: number): Promise<boolean> {
+    return this.inFlight.settled(maxWaitMs);
   }
 
   /** Releases the deadline timer; call once when the run has reached its terminal state. */

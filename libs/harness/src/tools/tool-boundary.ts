@@ -105,7 +105,16 @@ export class ToolBoundary {
    * One tool call, in named stages: open the canonical record, check the call, run the tool, keep the raw
    * response, project it, mark it READY. Each stage either moves on or ends the call as an ERROR record.
    */
-  async execute<Args extends Record<string, unknown>, Raw>(
+  execute<Args extends Record<string, unknown>, Raw>(
+    ctx: RunContext,
+    tool: HarnessToolDefinition<Args, Raw>,
+    toolCallId: unknown,
+    rawArgs: unknown,
+  ): Promise<BoundaryResult> {
+    return ctx.track(this.executeCall(ctx, tool, toolCallId, rawArgs));
+  }
+
+  private async executeCall<Args extends Record<string, unknown>, Raw>(
     ctx: RunContext,
     tool: HarnessToolDefinition<Args, Raw>,
     toolCallId: unknown,
@@ -163,8 +172,9 @@ export class ToolBoundary {
     call.sizes.requestBytes = requestBytes;
     const created = await this.storeOrReject(() => this.store.create(call.record));
     if (created instanceof Rejection) {
-      // A duplicate id never overwrites the existing record.
-      if (created.code === 'DUPLICATE_TOOL_CALL_ID') ctx.budget.countRejectedToolCall();
+      // A duplicate id never overwrites the existing record. Every refused create (duplicate, store
+      // down, run limit) is a call the agent made: it counts, as its tool_invocation row does.
+      ctx.budget.countRejectedToolCall();
       this.audit(ctx, toolName, toolCallId, startedAt, { ...call.sizes, rejection: created });
       return errorResult(toolCallId, created);
     }
@@ -351,7 +361,17 @@ export class ToolBoundary {
   }
 
   /** Stores and audits a call refused before anything ran; it still costs one call of the tool budget. */
-  private async refuse(
+  private refuse(
+    ctx: RunContext,
+    toolName: string,
+    toolCallId: unknown,
+    rawArgs: unknown,
+    rejection: Rejection,
+  ): Promise<BoundaryResult> {
+    return ctx.track(this.refuseCall(ctx, toolName, toolCallId, rawArgs, rejection));
+  }
+
+  private async refuseCall(
     ctx: RunContext,
     toolName: string,
     toolCallId: unknown,
