@@ -385,8 +385,8 @@ describe('access control on chat and documents, rate limiting, retention', () =>
         [ago(31), ago(29)],
       );
       const result = await app.app.get(RetentionService).purge();
-      expect(result.sessions).toBeGreaterThanOrEqual(1);
-      expect(result.reasoningAuditRows).toBeGreaterThanOrEqual(1);
+      expect(result.deleted.chat_session).toBeGreaterThanOrEqual(1);
+      expect(result.expiredAuditRows).toBeGreaterThanOrEqual(1);
       const [sessions] = await connection.query<RowDataPacket[]>(
         "SELECT session_id FROM chat_session WHERE session_id LIKE 'purge-%'",
       );

@@ -23,5 +23,6 @@ export type { KnowledgeDocument } from './repositories/knowledge.repository';
 export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';
 export type { DocumentStatus } from './entities/knowledge-document.entity';
 export { traceConfig } from './config/trace.config';
-export { RetentionService } from './retention/retention.service';
+export { describePurge, PURGED_TABLES, RetentionService } from './retention/retention.service';
+export type { PurgedTable, PurgeResult } from './retention/retention.service';
 export { RetentionSchedulerModule } from './retention/retention-scheduler.module';
