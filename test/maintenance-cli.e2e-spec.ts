@@ -47,16 +47,27 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
       ['old-session', ago(200 * DAY_MS), ago(200 * DAY_MS), 'new-session', ago(DAY_MS), ago(DAY_MS)],
     );
     await db.query(
-      'INSERT INTO diagnosis_run (run_id, session_id, query, status, created_at) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)',
+      'INSERT INTO diagnosis_run (run_id, session_id, query, status, created_at) VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?), (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)',
       [
         ...['old-run', 'old-session', 'q', 'SUCCESS', ago(200 * DAY_MS)],
+        ...['old-run-2', 'old-session', 'q', 'SUCCESS', ago(200 * DAY_MS)],
         ...['done-run', 'new-session', 'q', 'SUCCESS', ago(DAY_MS)],
         ...['stuck-run', 'new-session', 'q', 'RUNNING', ago(2 * 60 * 60 * 1000)],
       ],
     );
+    // old-run's audit: step 1 goes only with its session, step 2 is also past AUDIT_RETENTION_DAYS.
     await db.query(
-      "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, created_at) VALUES ('done-run', 1, 'r', 'UNAVAILABLE', ?), ('done-run', 2, 'r', 'UNAVAILABLE', ?)",
-      [ago(31 * DAY_MS), ago(29 * DAY_MS)],
+      "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, created_at) VALUES ('done-run', 1, 'r', 'UNAVAILABLE', ?), ('done-run', 2, 'r', 'UNAVAILABLE', ?), ('old-run', 1, 'r', 'UNAVAILABLE', ?), ('old-run', 2, 'r', 'UNAVAILABLE', ?)",
+      [ago(31 * DAY_MS), ago(29 * DAY_MS), ago(DAY_MS), ago(40 * DAY_MS)],
+    );
+    await db.query(
+      "INSERT INTO agent_step (run_id, step_index, role, status, started_at, duration_ms) VALUES ('old-run', 1, 'r', 'OK', NOW(3), 1), ('old-run', 2, 'r', 'OK', NOW(3), 1), ('old-run-2', 1, 'r', 'OK', NOW(3), 1), ('done-run', 1, 'r', 'OK', NOW(3), 1)",
+    );
+    await db.query(
+      "INSERT INTO tool_invocation (run_id, tool_name, status, evidence_status, started_at, duration_ms) VALUES ('old-run', 'query_logs', 'READY', 'EVIDENCE_FOUND', NOW(3), 1), ('done-run', 'query_logs', 'READY', 'EVIDENCE_FOUND', NOW(3), 1)",
+    );
+    await db.query(
+      "INSERT INTO diagnosis_trace_event (run_id, phase, event_type) VALUES ('old-run', 'RUN', 'RUN_STARTED'), ('old-run', 'RUN', 'RUN_FINISHED'), ('old-run-2', 'RUN', 'RUN_STARTED'), ('done-run', 'RUN', 'RUN_STARTED')",
     );
   });
 
@@ -82,25 +93,32 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
       'old-session',
     ]);
     expect(await ids("SELECT status FROM diagnosis_run WHERE run_id = 'stuck-run'")).toEqual(['RUNNING']);
-    expect(await ids('SELECT step_index FROM agent_reasoning_audit ORDER BY step_index')).toEqual(['1', '2']);
+    expect(await ids('SELECT COUNT(*) FROM agent_reasoning_audit')).toEqual(['4']);
   });
 
-  it('purge reports what it purged, and the expired rows are gone', async () => {
+  it('purge reports per table what it purged, the expired sessions’ runs and their rows included', async () => {
     const result = cli('purge');
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(
-      'purged 1 reasoning-audit row(s) and 1 session(s); closed 1 abandoned run(s)\n',
+      'purged rows: agent_reasoning_audit 3, agent_step 3, tool_invocation 1, diagnosis_trace_event 3, ' +
+        'diagnosis_run 2, chat_session 1 (2 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
+        'closed 1 abandoned run(s)\n',
     );
     expect(await ids('SELECT session_id FROM chat_session')).toEqual(['new-session']);
     expect(await ids('SELECT run_id FROM diagnosis_run ORDER BY run_id')).toEqual(['done-run', 'stuck-run']);
     expect(await ids("SELECT error_code FROM diagnosis_run WHERE run_id = 'stuck-run'")).toEqual([
       'ABANDONED',
     ]);
-    expect(await ids('SELECT step_index FROM agent_reasoning_audit')).toEqual(['2']);
+    expect(await ids('SELECT CONCAT(run_id, step_index) FROM agent_reasoning_audit')).toEqual(['done-run2']);
+    for (const table of ['agent_step', 'tool_invocation', 'diagnosis_trace_event']) {
+      expect(await ids(`SELECT DISTINCT run_id FROM ${table}`)).toEqual(['done-run']);
+    }
 
     expect(cli('purge').stdout).toBe(
-      'purged 0 reasoning-audit row(s) and 0 session(s); closed 0 abandoned run(s)\n',
+      'purged rows: agent_reasoning_audit 0, agent_step 0, tool_invocation 0, diagnosis_trace_event 0, ' +
+        'diagnosis_run 0, chat_session 0 (0 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
+        'closed 0 abandoned run(s)\n',
     );
   });
 });

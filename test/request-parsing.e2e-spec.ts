@@ -78,11 +78,65 @@ describe('request parsing errors and credentials in URLs', () => {
       'request body is nested too deeply (more than 32 levels)',
     ],
     ['a JSON body that is not an object or array', json, '"just a string"', 400, expect.any(String)],
+    [
+      'a text/plain body holding JSON',
+      { ...json, 'content-type': 'text/plain' },
+      '{"query":"hi"}',
+      415,
+      'request body must be sent as application/json',
+    ],
+    [
+      'a form body',
+      { ...json, 'content-type': 'application/x-www-form-urlencoded' },
+      'query=hi',
+      415,
+      'request body must be sent as application/json',
+    ],
+    [
+      'JSON labelled UTF-16',
+      { ...json, 'content-type': 'application/json; charset=utf-16' },
+      Buffer.from('\ufeff{"query":"hi"}', 'utf16le'),
+      415,
+      'request body charset is not supported; send UTF-8',
+    ],
+    [
+      'JSON labelled latin1',
+      { ...json, 'content-type': 'application/json; charset=ISO-8859-1' },
+      '{"query":"hi"}',
+      415,
+      'request body charset is not supported; send UTF-8',
+    ],
   ])('answers %s with a clear JSON error, never 500', async (_name, headers, body, status, message) => {
     const response = await send(app.baseUrl, '/api/chat', headers, body);
     expect(response.status).toBe(status);
     expect(response.type).toContain('application/json');
     expect(response.json).toMatchObject({ statusCode: status, message });
+  });
+
+  it('still takes JSON in UTF-8 with any letter case in the charset label', async () => {
+    const response = await send(
+      app.baseUrl,
+      '/api/chat',
+      { ...json, 'content-type': 'Application/JSON; charset="UTF-8"' },
+      '{"query":"","unexpected":1}',
+    );
+    // Past the media-type check: validation answers about the body itself.
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.json.message)).not.toContain('request body must be sent as');
+  });
+
+  it('refuses JSON on the upload endpoint, which takes multipart/form-data', async () => {
+    const response = await send(
+      app.baseUrl,
+      '/api/documents/upload',
+      { 'content-type': 'application/json', 'x-api-key': TEST_KEYS.knowledgeAdmin },
+      '{"title":"t"}',
+    );
+    expect(response.status).toBe(415);
+    expect(response.json).toMatchObject({
+      statusCode: 415,
+      message: 'request body must be sent as multipart/form-data',
+    });
   });
 
   it('keeps serving after a client aborts its body half-way', async () => {

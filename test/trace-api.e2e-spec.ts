@@ -1,3 +1,4 @@
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RetentionService } from '@app/trace';
 import { TIMELINE_EVENTS, TimelinePhase } from '../libs/trace/src/repositories/run-journal';
@@ -182,6 +183,64 @@ describe('trace and reasoning-audit APIs', () => {
     }
   });
 
+  it('never serves a relabelled audit row under its new label, and still reads a1 rows', async () => {
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      const [rows] = await connection.query<RowDataPacket[]>(
+        'SELECT step_index, role, content_source FROM agent_reasoning_audit WHERE run_id = ? AND assistant_text IS NOT NULL ORDER BY step_index',
+        [runId],
+      );
+      // Written by the run (sealed as a2): the agent's final step gets another content source, the
+      // semantic guard's step is passed off as the diagnosis agent's.
+      const agentStep = rows.filter((row) => row.role === 'diagnosis-agent').at(-1)!;
+      const guardStep = rows.find((row) => row.role === 'semantic-guard')!;
+      const forged =
+        agentStep.content_source === 'PROVIDER_REASONING' ? 'ASSISTANT_TEXT_ONLY' : 'PROVIDER_REASONING';
+      await connection.query(
+        'UPDATE agent_reasoning_audit SET content_source = ? WHERE run_id = ? AND step_index = ?',
+        [forged, runId, agentStep.step_index],
+      );
+      await connection.query(
+        "UPDATE agent_reasoning_audit SET role = 'diagnosis-agent' WHERE run_id = ? AND step_index = ?",
+        [runId, guardStep.step_index],
+      );
+      // A row sealed before role and content source were bound (`a1:`), with the configured key.
+      const [keyId, base64Key] = String(process.env.AUDIT_ENCRYPTION_KEYS).split(':');
+      const a1 = (text: string, column: string) =>
+        a1Seal(Buffer.from(base64Key, 'base64'), text, [runId, 9, column]);
+      await connection.query(
+        "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, encryption_key_id, reasoning_content, assistant_text) VALUES (?, 9, 'diagnosis-agent', 'PROVIDER_REASONING', ?, ?, ?)",
+        [runId, keyId, a1('A1-REASONING-MARKER', 'reasoning_content'), a1('a1 answer', 'assistant_text')],
+      );
+
+      const response = await get(`/api/diagnosis/${sessionId}/trace/reasoning?runId=${runId}`, AUDITOR);
+      expect(response.status).toBe(200);
+      const steps = JSON.parse(response.text).steps as Record<string, unknown>[];
+      const unreadable = { content_source: 'UNDECRYPTABLE', reasoning_content: null, assistant_text: null };
+      expect(steps.find((step) => step.step_index === agentStep.step_index)).toMatchObject(unreadable);
+      expect(steps.find((step) => step.step_index === guardStep.step_index)).toMatchObject({
+        role: 'diagnosis-agent',
+        ...unreadable,
+      });
+      expect(steps.find((step) => step.step_index === 9)).toMatchObject({
+        role: 'diagnosis-agent',
+        content_source: 'PROVIDER_REASONING',
+        reasoning_content: 'A1-REASONING-MARKER',
+        assistant_text: 'a1 answer',
+      });
+      // The untouched planning step still opens.
+      expect(steps).toContainEqual(
+        expect.objectContaining({
+          role: 'diagnosis-agent',
+          content_source: 'PROVIDER_REASONING',
+          reasoning_content: 'REASONING-MARKER-7c1 thinking about pools',
+        }),
+      );
+    } finally {
+      await connection.end();
+    }
+  });
+
   it('lets an auditor read any session’s trace', async () => {
     const response = await get(`/api/diagnosis/${sessionId}/trace?runId=${runId}`, AUDITOR);
     expect(response.status).toBe(200);
@@ -326,8 +385,8 @@ describe('access control on chat and documents, rate limiting, retention', () =>
         [ago(31), ago(29)],
       );
       const result = await app.app.get(RetentionService).purge();
-      expect(result.sessions).toBeGreaterThanOrEqual(1);
-      expect(result.reasoningAuditRows).toBeGreaterThanOrEqual(1);
+      expect(result.deleted.chat_session).toBeGreaterThanOrEqual(1);
+      expect(result.expiredAuditRows).toBeGreaterThanOrEqual(1);
       const [sessions] = await connection.query<RowDataPacket[]>(
         "SELECT session_id FROM chat_session WHERE session_id LIKE 'purge-%'",
       );
@@ -357,3 +416,12 @@ describe('access control on chat and documents, rate limiting, retention', () =>
     expect((await fetch(`${app.baseUrl}/health`)).status).toBe(200);
   });
 });
+
+/** How audit text was sealed before role and content source were bound: `a1:`, [run, step, column] as additional data. */
+function a1Seal(key: Buffer, text: string, cell: [string, number, string]): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(JSON.stringify(cell), 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `a1:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+}

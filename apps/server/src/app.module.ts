@@ -17,7 +17,7 @@ import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
 import { ConnectionDrain } from './http/connection-drain';
-import { BodyDepthInterceptor } from './http/request-parsing';
+import { BodyDepthInterceptor, ContentTypeInterceptor } from './http/request-parsing';
 import { MetricsController } from './metrics/metrics.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
 import { WebUiModule } from './web/web-ui.module';
@@ -55,6 +55,7 @@ import { WebUiModule } from './web/web-ui.module';
     ConnectionDrain,
     { provide: APP_GUARD, useClass: JsonThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
+    { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
     { provide: APP_INTERCEPTOR, useClass: BodyDepthInterceptor },
     {
       provide: APP_PIPE,

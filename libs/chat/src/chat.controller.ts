@@ -61,7 +61,11 @@ export class ChatController {
     description: 'session_id never issued, or of another API key',
   })
   @ApiResponse({ status: 413, type: ApiErrorDto, description: 'Body over 100 KB' })
-  @ApiResponse({ status: 415, type: ApiErrorDto, description: 'Unsupported charset or content encoding' })
+  @ApiResponse({
+    status: 415,
+    type: ApiErrorDto,
+    description: 'Not application/json in UTF-8, or an unsupported content encoding',
+  })
   @ApiResponse({
     status: 503,
     type: ApiErrorDto,

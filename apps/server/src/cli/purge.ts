@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { RetentionService } from '@app/trace';
+import { describePurge, RetentionService } from '@app/trace';
 import { PurgeCliModule } from './purge-cli.module';
 import { validateConfiguration } from '../config/configuration';
 
@@ -10,9 +10,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(PurgeCliModule, { logger: false });
   try {
     const result = await app.get(RetentionService).purge();
-    process.stdout.write(
-      `purged ${result.reasoningAuditRows} reasoning-audit row(s) and ${result.sessions} session(s); closed ${result.abandonedRuns} abandoned run(s)\n`,
-    );
+    process.stdout.write(`${describePurge(result)}\n`);
   } finally {
     await app.close();
   }

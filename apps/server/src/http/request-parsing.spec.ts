@@ -1,4 +1,10 @@
-import { MAX_BODY_DEPTH, nestedDeeperThan, parsingErrorOf } from './request-parsing';
+import {
+  MAX_BODY_DEPTH,
+  nestedDeeperThan,
+  parseContentType,
+  parsingErrorOf,
+  unsupportedBodyReason,
+} from './request-parsing';
 
 describe('parsingErrorOf', () => {
   it.each([
@@ -59,5 +65,43 @@ describe('nestedDeeperThan', () => {
     ],
   ])('%s', (_name, value, expected) => {
     expect(nestedDeeperThan(value, MAX_BODY_DEPTH)).toBe(expected);
+  });
+});
+
+describe('parseContentType', () => {
+  it.each([
+    [undefined, { mediaType: '', charset: null }],
+    ['application/json', { mediaType: 'application/json', charset: null }],
+    ['Application/JSON; Charset="UTF-8"', { mediaType: 'application/json', charset: 'utf-8' }],
+    ['multipart/form-data; boundary=xyz', { mediaType: 'multipart/form-data', charset: null }],
+  ])('%s', (header, expected) => {
+    expect(parseContentType(header)).toEqual(expected);
+  });
+});
+
+describe('unsupportedBodyReason', () => {
+  const json = ['application/json'];
+  const upload = ['multipart/form-data'];
+  const wrongType = 'request body must be sent as application/json';
+  const wrongCharset = 'request body charset is not supported; send UTF-8';
+  it.each([
+    ['JSON', 'application/json', json, null],
+    ['JSON in UTF-8, any case', 'application/json; charset=UTF-8', json, null],
+    ['JSON in UTF-16', 'application/json; charset=utf-16', json, wrongCharset],
+    ['JSON in latin1', 'application/json;charset=iso-8859-1', json, wrongCharset],
+    ['text/plain', 'text/plain', json, wrongType],
+    ['text/plain in UTF-8', 'text/plain; charset=utf-8', json, wrongType],
+    ['a form', 'application/x-www-form-urlencoded', json, wrongType],
+    ['an upload form on a JSON endpoint', 'multipart/form-data; boundary=x', json, wrongType],
+    ['no Content-Type', undefined, json, wrongType],
+    ['an upload form', 'multipart/form-data; boundary=x', upload, null],
+    [
+      'JSON on an upload endpoint',
+      'application/json',
+      upload,
+      'request body must be sent as multipart/form-data',
+    ],
+  ])('%s', (_name, header, accepted, expected) => {
+    expect(unsupportedBodyReason(header, accepted)).toBe(expected);
   });
 });

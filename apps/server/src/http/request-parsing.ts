@@ -8,6 +8,8 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 
@@ -61,6 +63,71 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(current)) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/** What an endpoint takes when it declares nothing else with `@ApiConsumes`. */
+const JSON_MEDIA_TYPE = 'application/json';
+
+/** The media type (lowercase) and charset label (lowercase, unquoted) of a Content-Type header. */
+export function parseContentType(header: string | undefined): { mediaType: string; charset: string | null } {
+  const [type = '', ...parameters] = (header ?? '').split(';');
+  let charset: string | null = null;
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'charset')
+      charset = value
+        .trim()
+        .replace(/^"(.*)"$/u, '$1')
+        .toLowerCase();
+  }
+  return { mediaType: type.trim().toLowerCase(), charset };
+}
+
+/**
+ * Why a body with this Content-Type is refused by an endpoint taking `accepted` media types, or null
+ * when it is fine. JSON must be UTF-8 (charset absent or utf-8): the parser would decode UTF-16/32 too,
+ * and a `text/plain` or form body would reach validation as if it were the JSON the endpoint documents.
+ */
+export function unsupportedBodyReason(
+  header: string | undefined,
+  accepted: readonly string[],
+): string | null {
+  const { mediaType, charset } = parseContentType(header);
+  if (!accepted.includes(mediaType)) return `request body must be sent as ${accepted.join(' or ')}`;
+  if (mediaType === JSON_MEDIA_TYPE && charset !== null && charset !== 'utf-8') {
+    return 'request body charset is not supported; send UTF-8';
+  }
+  return null;
+}
+
+/** True when the request carries a body (chunked, or a non-zero Content-Length). */
+function carriesBody(request: Request): boolean {
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0;
+}
+
+/**
+ * Refuses with 415 a body whose Content-Type the endpoint does not take: what its OpenAPI document
+ * says it consumes (`@ApiConsumes`, e.g. multipart/form-data for uploads), otherwise application/json
+ * in UTF-8. Runs before route interceptors, so before multer reads an upload.
+ */
+@Injectable()
+export class ContentTypeInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() === 'http') {
+      const request = context.switchToHttp().getRequest<Request>();
+      if (carriesBody(request)) {
+        const accepted = this.reflector.getAllAndOverride<string[] | undefined>(DECORATORS.API_CONSUMES, [
+          context.getHandler(),
+          context.getClass(),
+        ]) ?? [JSON_MEDIA_TYPE];
+        const reason = unsupportedBodyReason(request.headers['content-type'], accepted);
+        if (reason) throw new UnsupportedMediaTypeException(reason);
+      }
+    }
+    return next.handle();
+  }
 }
 
 /** Refuses over-deep JSON bodies with 400 before the validation pipe recurses into them. */

@@ -102,7 +102,7 @@ export class ReasoningStepDto {
   @ApiProperty({
     enum: [...CONTENT_SOURCES, 'UNDECRYPTABLE'],
     description:
-      'UNDECRYPTABLE: the stored text did not open for this run, step and column; both texts are null',
+      'UNDECRYPTABLE: the stored text did not open for this run, step, column, role and content source (moved, relabelled or altered, or its key is gone); both texts are null',
   })
   content_source!: string;
   @ApiProperty(NULLABLE_STRING) reasoning_content!: string | null;

@@ -1,10 +1,18 @@
 import { randomBytes, createCipheriv } from 'node:crypto';
 import { AuditCell, AuditCipher } from './audit-cipher';
 
-const cell = (runId = 'run-1', stepIndex = 1, column: AuditCell['column'] = 'reasoning_content') => ({
+const cell = (
+  runId = 'run-1',
+  stepIndex = 1,
+  column: AuditCell['column'] = 'reasoning_content',
+  labels: Partial<Pick<AuditCell, 'role' | 'contentSource'>> = {},
+): AuditCell => ({
   runId,
   stepIndex,
   column,
+  role: 'diagnosis-agent',
+  contentSource: 'ASSISTANT_TEXT_ONLY',
+  ...labels,
 });
 
 describe('AuditCipher', () => {
@@ -30,19 +38,34 @@ describe('AuditCipher', () => {
     const cipher = new AuditCipher(new Map([['k1', k1]]), 'k1');
     expect(cipher.seal('same', cell())).not.toBe(cipher.seal('same', cell()));
     const sealed = cipher.seal('text', cell())!;
+    expect(sealed.startsWith('a2:')).toBe(true);
     const bytes = Buffer.from(sealed.slice(3), 'base64');
     bytes[bytes.length - 1] ^= 1;
-    expect(cipher.open('k1', `a1:${bytes.toString('base64')}`, cell())).toEqual({ readable: false });
+    expect(cipher.open('k1', `a2:${bytes.toString('base64')}`, cell())).toEqual({ readable: false });
   });
 
   it.each([
     ['another run', cell('run-2')],
     ['another step', cell('run-1', 2)],
     ['another column', cell('run-1', 1, 'assistant_text')],
+    [
+      'a row relabelled as provider reasoning',
+      cell('run-1', 1, 'reasoning_content', { contentSource: 'PROVIDER_REASONING' }),
+    ],
+    ['a row relabelled to another role', cell('run-1', 1, 'reasoning_content', { role: 'semantic-guard' })],
   ])('refuses a value moved to %s', (_name, target) => {
     const cipher = new AuditCipher(new Map([['k1', k1]]), 'k1');
     const sealed = cipher.seal('secret of run-1 step 1', cell());
     expect(cipher.open('k1', sealed, target)).toEqual({ readable: false });
+  });
+
+  it('still opens a1 values, sealed before role and content source were bound, in their own cell', () => {
+    const cipher = new AuditCipher(new Map([['k1', k1]]), 'k1');
+    const sealed = a1Seal(k1, 'older text', cell());
+    expect(cipher.open('k1', sealed, cell())).toEqual({ readable: true, text: 'older text' });
+    expect(cipher.open('k1', sealed, cell('run-1', 2))).toEqual({ readable: false });
+    // The a1 tag is what decides the additional data: the same bytes tagged a2 do not open.
+    expect(cipher.open('k1', `a2:${sealed.slice(3)}`, cell())).toEqual({ readable: false });
   });
 
   it.each([
@@ -72,4 +95,13 @@ function legacySeal(key: Buffer, text: string): string {
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+}
+
+/** How values were sealed before role and content source were bound: `a1:`, run, step and column as additional data. */
+function a1Seal(key: Buffer, text: string, target: AuditCell): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(JSON.stringify([target.runId, target.stepIndex, target.column]), 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `a1:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
 }

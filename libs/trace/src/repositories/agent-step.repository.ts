@@ -32,13 +32,18 @@ export class AgentStepRepository {
 
   /**
    * The restricted audit of a run, opened: for the auditor API only. A row whose text does not open
-   * for this run, step and column (copied from another row, sealed before cells were bound, or under a
-   * key no longer configured) is reported as UNDECRYPTABLE with no text, never as another row's.
+   * for this run, step, column, role and content source (copied from another row, relabelled, sealed
+   * before cells were bound, or under a key no longer configured) is reported as UNDECRYPTABLE with no text, never as another row's.
    */
   async listReasoning(runId: string): Promise<OpenedReasoningAudit[]> {
     const rows = await this.audits.find({ where: { runId }, order: { stepIndex: 'ASC' } });
     return rows.map((row) => {
-      const cell = { runId: row.runId, stepIndex: row.stepIndex };
+      const cell = {
+        runId: row.runId,
+        stepIndex: row.stepIndex,
+        role: row.role,
+        contentSource: row.contentSource,
+      };
       const reasoning = this.cipher.open(row.encryptionKeyId, row.reasoningContent, {
         ...cell,
         column: 'reasoning_content',

@@ -184,7 +184,7 @@ describe('journalInserts', () => {
     ]);
   });
 
-  it('seals the audit text bound to its run, step and column, so it opens only there', () => {
+  it('seals the audit text bound to its run, step, column, role and content source, so it opens only there', () => {
     const [, audit] = journalInserts(
       'r-1',
       batch({
@@ -197,19 +197,27 @@ describe('journalInserts', () => {
       }),
       cipher,
     );
-    const [, , , source, keyId, reasoning, assistant] = audit.params as (string | null)[];
-    expect([source, keyId]).toEqual(['PROVIDER_REASONING', 'k1']);
+    const [, , role, source, keyId, reasoning, assistant] = audit.params as (string | null)[];
+    expect([role, source, keyId]).toEqual(['diagnosis-agent', 'PROVIDER_REASONING', 'k1']);
     expect(reasoning).not.toContain('think');
-    expect(
-      cipher.open(keyId, reasoning, { runId: 'r-1', stepIndex: 2, column: 'reasoning_content' }),
-    ).toEqual({ readable: true, text: 'think' });
-    expect(cipher.open(keyId, assistant, { runId: 'r-1', stepIndex: 2, column: 'assistant_text' })).toEqual({
+    const cell = { runId: 'r-1', stepIndex: 2, role: 'diagnosis-agent', contentSource: 'PROVIDER_REASONING' };
+    expect(cipher.open(keyId, reasoning, { ...cell, column: 'reasoning_content' })).toEqual({
+      readable: true,
+      text: 'think',
+    });
+    expect(cipher.open(keyId, assistant, { ...cell, column: 'assistant_text' })).toEqual({
       readable: true,
       text: 'say',
     });
-    expect(
-      cipher.open(keyId, reasoning, { runId: 'r-2', stepIndex: 2, column: 'reasoning_content' }),
-    ).toEqual({ readable: false });
+    for (const other of [
+      { runId: 'r-2' },
+      { role: 'semantic-guard' },
+      { contentSource: 'ASSISTANT_TEXT_ONLY' },
+    ]) {
+      expect(cipher.open(keyId, reasoning, { ...cell, ...other, column: 'reasoning_content' })).toEqual({
+        readable: false,
+      });
+    }
   });
 
   it('binds tool invocations with JSON arguments, UTC start and a 0/1 truncated flag', () => {

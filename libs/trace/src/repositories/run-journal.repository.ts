@@ -61,7 +61,7 @@ export function runUpdate(runId: string, batch: JournalBatch, finish?: FinishRun
 /**
  * One multi-row INSERT per table that has rows. Timeline rows take the database clock minus how long
  * ago they happened, so offsets stay true although they are written later, on the clock the run's own
- * created_at and lease use. Audit text is sealed here, bound to its run, step and column.
+ * created_at and lease use. Audit text is sealed here, bound to its run, step, column, role and content source.
  */
 export function journalInserts(
   runId: string,
@@ -112,19 +112,23 @@ export function journalInserts(
         batch.steps.length,
         '(?, ?, ?, ?, ?, ?, ?)',
       )}`,
-      params: batch.steps.flatMap(({ step, audit }) => [
-        runId,
-        step.stepIndex,
-        step.role,
-        audit.contentSource,
-        cipher.keyId,
-        cipher.seal(audit.reasoningContent, {
+      params: batch.steps.flatMap(({ step, audit }) => {
+        const cell = {
           runId,
           stepIndex: step.stepIndex,
-          column: 'reasoning_content',
-        }),
-        cipher.seal(audit.assistantText, { runId, stepIndex: step.stepIndex, column: 'assistant_text' }),
-      ]),
+          role: step.role,
+          contentSource: audit.contentSource,
+        };
+        return [
+          runId,
+          step.stepIndex,
+          step.role,
+          audit.contentSource,
+          cipher.keyId,
+          cipher.seal(audit.reasoningContent, { ...cell, column: 'reasoning_content' }),
+          cipher.seal(audit.assistantText, { ...cell, column: 'assistant_text' }),
+        ];
+      }),
     });
   }
   if (batch.invocations.length > 0) {

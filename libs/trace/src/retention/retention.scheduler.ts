@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
-import { RetentionService } from './retention.service';
+import { describePurge, RetentionService } from './retention.service';
 
 /**
  * The server's retention schedule: once at start-up (a restart after a crash closes what the crash left
@@ -20,10 +20,8 @@ export class RetentionScheduler implements OnApplicationBootstrap {
   async scheduledPurge(): Promise<void> {
     try {
       const result = await this.retention.purge();
-      if (result.reasoningAuditRows + result.sessions > 0) {
-        this.logger.log(
-          `retention purge: ${result.reasoningAuditRows} reasoning-audit rows, ${result.sessions} sessions`,
-        );
+      if (Object.values(result.deleted).some((count) => count > 0)) {
+        this.logger.log(`retention ${describePurge(result)}`);
       }
     } catch (error) {
       this.logger.warn(`retention purge failed: ${error instanceof Error ? error.name : 'unknown error'}`);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, Repository } from 'typeorm';
+import { LessThan, QueryResult, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
 import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.entity';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
@@ -9,15 +9,38 @@ import { RunOwner } from '../repositories/run-owner';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The tables a purge deletes from, children before parents (the order they are emptied in). */
+export const PURGED_TABLES = [
+  'agent_reasoning_audit',
+  'agent_step',
+  'tool_invocation',
+  'diagnosis_trace_event',
+  'diagnosis_run',
+  'chat_session',
+] as const;
+export type PurgedTable = (typeof PURGED_TABLES)[number];
+
 export interface PurgeResult {
-  reasoningAuditRows: number;
-  sessions: number;
+  /** Rows deleted per table, whatever the reason: expired audit rows and everything of an expired session. */
+  deleted: Record<PurgedTable, number>;
+  /** Of deleted.agent_reasoning_audit, the rows older than AUDIT_RETENTION_DAYS (their sessions live on). */
+  expiredAuditRows: number;
   abandonedRuns: number;
 }
 
+/** One line for the operator: every table's count, including rows of the expired sessions' runs. */
+export function describePurge(result: PurgeResult): string {
+  const tables = PURGED_TABLES.map((table) => `${table} ${result.deleted[table]}`).join(', ');
+  return `purged rows: ${tables} (${result.expiredAuditRows} reasoning-audit row(s) past AUDIT_RETENTION_DAYS); closed ${result.abandonedRuns} abandoned run(s)`;
+}
+
+/** Children of the runs of sessions untouched since the cutoff (`?`), deleted table by table. */
+const EXPIRED_RUNS_JOIN =
+  'JOIN diagnosis_run r ON r.run_id = child.run_id JOIN chat_session s ON s.session_id = r.session_id WHERE s.updated_at < ?';
+
 /**
  * Retention: reasoning-audit rows older than AUDIT_RETENTION_DAYS, and sessions untouched for longer than
- * TRACE_RETENTION_DAYS (their runs, steps, tool invocations, timeline and audit go with them by cascade).
+ * TRACE_RETENTION_DAYS with their runs, steps, tool invocations, timeline and audit, counted per table.
  * Also closes runs a crash or a lost database left RUNNING, so every run ends in exactly one terminal state.
  * Runs on demand (`npm run purge`); RetentionScheduler runs it at start-up and hourly in the server.
  */
@@ -37,18 +60,43 @@ export class RetentionService {
     return this.config.runLease.heartbeatMs;
   }
 
+  /**
+   * Deletes in one transaction, children first, so each table's count is what left it; nothing is left
+   * to ON DELETE CASCADE, whose rows no affected-row count reports. The expired sessions and their runs
+   * are locked first: a step, invocation or event written meanwhile into one of those runs waits for the
+   * commit (its foreign-key check) instead of being cascaded away uncounted.
+   */
   async purge(now = new Date()): Promise<PurgeResult> {
-    const audit = await this.audits.delete({
-      createdAt: LessThan(new Date(now.getTime() - this.config.auditRetentionDays * DAY_MS)),
+    const auditCutoff = new Date(now.getTime() - this.config.auditRetentionDays * DAY_MS);
+    const sessionCutoff = new Date(now.getTime() - this.config.traceRetentionDays * DAY_MS);
+    const { deleted, expiredAuditRows } = await this.sessions.manager.transaction(async (manager) => {
+      const affected = async (sql: string, params: unknown[]): Promise<number> =>
+        ((await manager.queryRunner!.query(sql, params, true)) as QueryResult).affected ?? 0;
+      await manager.query(
+        'SELECT COUNT(r.run_id) FROM chat_session s LEFT JOIN diagnosis_run r ON r.session_id = s.session_id WHERE s.updated_at < ? FOR UPDATE',
+        [sessionCutoff],
+      );
+      const expired = await affected('DELETE FROM agent_reasoning_audit WHERE created_at < ?', [auditCutoff]);
+      const counts = {} as Record<PurgedTable, number>;
+      for (const table of [
+        'agent_reasoning_audit',
+        'agent_step',
+        'tool_invocation',
+        'diagnosis_trace_event',
+      ] as const) {
+        counts[table] = await affected(`DELETE child FROM ${table} child ${EXPIRED_RUNS_JOIN}`, [
+          sessionCutoff,
+        ]);
+      }
+      counts.agent_reasoning_audit += expired;
+      counts.diagnosis_run = await affected(
+        'DELETE r FROM diagnosis_run r JOIN chat_session s ON s.session_id = r.session_id WHERE s.updated_at < ?',
+        [sessionCutoff],
+      );
+      counts.chat_session = await affected('DELETE FROM chat_session WHERE updated_at < ?', [sessionCutoff]);
+      return { deleted: counts, expiredAuditRows: expired };
     });
-    const sessions = await this.sessions.delete({
-      updatedAt: LessThan(new Date(now.getTime() - this.config.traceRetentionDays * DAY_MS)),
-    });
-    return {
-      reasoningAuditRows: audit.affected ?? 0,
-      sessions: sessions.affected ?? 0,
-      abandonedRuns: await this.closeAbandonedRuns(now),
-    };
+    return { deleted, expiredAuditRows, abandonedRuns: await this.closeAbandonedRuns(now) };
   }
 
   /** Extends the lease of every run this replica is still executing: one statement per heartbeat. */
