@@ -2,6 +2,7 @@ import { InitialSchema1764680000000 } from './1764680000000-InitialSchema';
 import { ReasoningAuditKeyId1764700000000 } from './1764700000000-ReasoningAuditKeyId';
 import { SessionOwnerKey1796271937709 } from './1796271937709-SessionOwnerKey';
 import { RunOwnerLease1796276817944 } from './1796276817944-RunOwnerLease';
+import { SessionListSummary1796400000000 } from './1796400000000-SessionListSummary';
 import { KnowledgeIndexVersion1796420000000 } from './1796420000000-KnowledgeIndexVersion';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
@@ -10,5 +11,6 @@ export const MIGRATIONS = [
   ReasoningAuditKeyId1764700000000,
   SessionOwnerKey1796271937709,
   RunOwnerLease1796276817944,
+  SessionListSummary1796400000000,
   KnowledgeIndexVersion1796420000000,
 ];

@@ -247,7 +247,7 @@ describe('trace and reasoning-audit APIs', () => {
     expect(JSON.parse(response.text)).toMatchObject({ run: { run_id: runId } });
   });
 
-  it('lists the calling key’s own sessions, newest run first, paginated', async () => {
+  it('lists the calling key’s own sessions, last activity first, paginated by cursor', async () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'SYSTEM_CHAT' }, { content: 'SYSTEM_CHAT' }],
@@ -272,16 +272,19 @@ describe('trace and reasoning-audit APIs', () => {
         {
           session_id: secondId,
           created_at: expect.any(String),
+          updated_at: expect.any(String),
           last_run_at: expect.any(String),
           run_count: 2,
+          last_outcome: 'SUCCESS',
           last_query: 'and again',
         },
       ],
       limit: 1,
-      offset: 0,
-      total: 2,
+      next_cursor: expect.any(String),
     });
-    const next = JSON.parse((await get('/api/diagnosis/sessions?limit=1&offset=1', OWNER)).text);
+    const next = JSON.parse(
+      (await get(`/api/diagnosis/sessions?limit=1&cursor=${page.next_cursor}`, OWNER)).text,
+    );
     expect(next.sessions).toEqual([
       expect.objectContaining({
         session_id: sessionId,
@@ -303,12 +306,13 @@ describe('trace and reasoning-audit APIs', () => {
     for (const key of [READER, AUDITOR]) {
       const other = JSON.parse((await get('/api/diagnosis/sessions', key)).text);
       expect(other.sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(sessionId);
-      expect(other.total).toBe(other.sessions.length);
+      expect(other.next_cursor).toBeNull();
     }
     expect((await get('/api/diagnosis/sessions', CHAT_ONLY)).status).toBe(403);
     expect((await get('/api/diagnosis/sessions', undefined)).status).toBe(401);
     expect((await get('/api/diagnosis/sessions?limit=101', OWNER)).status).toBe(400);
-    expect((await get('/api/diagnosis/sessions?offset=-1', OWNER)).status).toBe(400);
+    // Paging is by cursor only: an offset is refused rather than ignored.
+    expect((await get('/api/diagnosis/sessions?offset=1', OWNER)).status).toBe(400);
   });
 
   it.each([

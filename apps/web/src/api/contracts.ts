@@ -123,18 +123,19 @@ export interface SessionView {
   updated_at: string;
 }
 
-/** GET /api/diagnosis/sessions: the calling key's sessions, newest run first. */
+/** GET /api/diagnosis/sessions: the calling key's sessions, last activity first, a page per cursor. */
 export interface SessionList {
   sessions: {
     session_id: string;
     created_at: string;
+    updated_at: string;
     last_run_at: string | null;
     run_count: number;
+    last_outcome: string | null;
     last_query: string | null;
   }[];
   limit: number;
-  offset: number;
-  total: number;
+  next_cursor: string | null;
 }
 
 export interface SessionRuns {

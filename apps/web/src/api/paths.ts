@@ -4,7 +4,8 @@ const part = encodeURIComponent;
 
 /** The service endpoints the UI calls (README "HTTP API"). */
 export const paths = {
-  sessions: (limit: number, offset: number) => `/api/diagnosis/sessions?limit=${limit}&offset=${offset}`,
+  sessions: (limit: number, cursor: string | null) =>
+    `/api/diagnosis/sessions?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   trace: (sessionId: string, runId?: string) =>
     `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>

@@ -9,12 +9,17 @@ import { ResourceView, TableScroll } from '../ui/feedback';
 
 const PAGE_SIZE = 20;
 
-/** The sessions this API key created, newest run first, a page at a time; each opens its runs. */
+/**
+ * The sessions this API key created, last activity first, a page at a time; each opens its runs. The
+ * server pages by cursor only (older pages), so the cursors of the pages walked so far are kept here
+ * for "Newer".
+ */
 export function SessionListView({ apiKey }: { apiKey: string }) {
-  const [offset, setOffset] = useState(0);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors[cursors.length - 1];
   const [list, reload] = useResource<SessionList>(
-    (signal) => apiRequest(paths.sessions(PAGE_SIZE, offset), { apiKey, signal }),
-    [apiKey, offset],
+    (signal) => apiRequest(paths.sessions(PAGE_SIZE, cursor), { apiKey, signal }),
+    [apiKey, cursor],
   );
   return (
     <section aria-labelledby="sessions-title">
@@ -38,6 +43,7 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                     <tr>
                       <th scope="col">Last question</th>
                       <th scope="col">Runs</th>
+                      <th scope="col">Last outcome</th>
                       <th scope="col">Last run</th>
                       <th scope="col">Started</th>
                     </tr>
@@ -51,6 +57,7 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                           </a>
                         </td>
                         <td>{session.run_count}</td>
+                        <td>{session.last_outcome ?? '—'}</td>
                         <td>
                           {session.last_run_at ? (
                             <time dateTime={session.last_run_at}>{formatTime(session.last_run_at)}</time>
@@ -70,19 +77,20 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                 <button
                   type="button"
                   class="secondary"
-                  disabled={data.offset === 0}
-                  onClick={() => setOffset(Math.max(0, data.offset - data.limit))}
+                  disabled={cursors.length === 1}
+                  onClick={() => setCursors(cursors.slice(0, -1))}
                 >
                   Newer
                 </button>
                 <span>
-                  {data.offset + 1}–{data.offset + data.sessions.length} of {data.total}
+                  {(cursors.length - 1) * PAGE_SIZE + 1}–
+                  {(cursors.length - 1) * PAGE_SIZE + data.sessions.length}
                 </span>
                 <button
                   type="button"
                   class="secondary"
-                  disabled={data.offset + data.sessions.length >= data.total}
-                  onClick={() => setOffset(data.offset + data.limit)}
+                  disabled={data.next_cursor === null}
+                  onClick={() => data.next_cursor && setCursors([...cursors, data.next_cursor])}
                 >
                   Older
                 </button>

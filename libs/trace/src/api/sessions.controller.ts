@@ -1,8 +1,9 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
-import { PageQueryDto, SessionListDto } from './sessions.dto';
+import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
+import { SessionListDto, SessionPageQueryDto } from './sessions.dto';
 
 /** The calling key's own sessions, so a client can pick one instead of pasting its id. */
 @ApiTags('trace')
@@ -12,24 +13,29 @@ export class SessionsController {
 
   @Get()
   @RequireApiKey('trace_reader')
-  @ApiOperation({ summary: 'Sessions created by the calling API key, newest run first' })
+  @ApiOperation({
+    summary: 'Sessions created by the calling API key, last activity first, a page at a time (cursor)',
+  })
   @ApiOkResponse({ type: SessionListDto })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or offset' })
-  async list(@Query() query: PageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or cursor' })
+  async list(@Query() query: SessionPageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
     const limit = query.limit ?? 20;
-    const offset = query.offset ?? 0;
-    const { sessions, total } = await this.runs.listOwnedSessions(caller.keyDigest, limit, offset);
+    const after = query.cursor === undefined ? null : decodeSessionCursor(query.cursor);
+    if (query.cursor !== undefined && after === null)
+      throw new BadRequestException('cursor is not one this endpoint issued: pass a next_cursor unchanged');
+    const { sessions, next } = await this.runs.listOwnedSessions(caller.keyDigest, limit, after);
     return {
       sessions: sessions.map((session) => ({
         session_id: session.sessionId,
         created_at: session.createdAt.toISOString(),
+        updated_at: session.updatedAt.toISOString(),
         last_run_at: session.lastRunAt ? session.lastRunAt.toISOString() : null,
         run_count: session.runCount,
+        last_outcome: session.lastOutcome,
         last_query: session.lastQuery,
       })),
       limit,
-      offset,
-      total,
+      next_cursor: next ? encodeSessionCursor(next) : null,
     };
   }
 }

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-/** `limit` (1–100, default 20) and `offset` of a paginated list; the trace query adds its run id. */
-export class PageQueryDto {
+/** `limit` (1–100, default 20) of a paginated list. */
+export class LimitQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Type(() => Number)
@@ -11,7 +12,22 @@ export class PageQueryDto {
   @Min(1)
   @Max(100)
   limit?: number;
+}
 
+/** The session list pages by cursor: a page costs the same however many sessions the key has. */
+export class SessionPageQueryDto extends LimitQueryDto {
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description: 'The `next_cursor` of the previous page; omitted for the first (newest) page',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+/** `limit` and `offset` of a paginated list; the trace query adds its run id. */
+export class PageQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
   @IsOptional()
   @Type(() => Number)
@@ -25,13 +41,29 @@ export class PageQueryDto {
 export class SessionSummaryDto {
   @ApiProperty() session_id!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String }) last_run_at!: string | null;
-  @ApiProperty() run_count!: number;
+  @ApiProperty({ format: 'date-time', description: 'Last activity: a run started or ended (the list order)' })
+  updated_at!: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Start of the newest ended run',
+  })
+  last_run_at!: string | null;
+  @ApiProperty({ description: 'Runs that have ended (a run in flight counts when it ends)' })
+  run_count!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    enum: RUN_STATUSES.filter((status) => status !== 'RUNNING'),
+    description: 'Terminal status of the newest ended run',
+  })
+  last_outcome!: string | null;
   @ApiProperty({
     nullable: true,
     type: String,
     maxLength: 200,
-    description: 'The newest run’s query, cut to 200 characters',
+    description: 'The newest ended run’s query, cut to 200 characters',
   })
   last_query!: string | null;
 }
@@ -39,6 +71,10 @@ export class SessionSummaryDto {
 export class SessionListDto {
   @ApiProperty({ type: [SessionSummaryDto] }) sessions!: SessionSummaryDto[];
   @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
-  @ApiProperty({ description: 'All sessions of the key' }) total!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page',
+  })
+  next_cursor!: string | null;
 }

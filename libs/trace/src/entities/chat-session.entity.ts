@@ -1,7 +1,12 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { MILLIS, NOW_MILLIS } from './columns';
+import type { RunStatus } from './diagnosis-run.entity';
 
-/** Run directory of one conversation. Holds no chat history: previous turns come from diagnosis_run. */
+/**
+ * Run directory of one conversation. Holds no chat history: previous turns come from diagnosis_run. The
+ * list columns (run_count, last_*) are written by each run's terminal write, so the session list reads
+ * a page in index order (docs/architecture.md, "Session list").
+ */
 @Entity({ name: 'chat_session' })
 export class ChatSessionEntity {
   @PrimaryColumn({ name: 'session_id', type: 'varchar', length: 64 })
@@ -14,6 +19,23 @@ export class ChatSessionEntity {
   @Column({ name: 'created_at', ...MILLIS, default: NOW_MILLIS })
   createdAt!: Date;
 
+  /** Last activity: a run started or ended. The session list's order, with session_id breaking ties. */
   @Column({ name: 'updated_at', ...MILLIS, default: NOW_MILLIS })
   updatedAt!: Date;
+
+  /** Runs of the session that have ended. */
+  @Column({ name: 'run_count', type: 'int', unsigned: true, default: 0 })
+  runCount!: number;
+
+  /** Start of the newest ended run. */
+  @Column({ name: 'last_run_at', ...MILLIS, nullable: true })
+  lastRunAt!: Date | null;
+
+  /** Terminal status of the newest ended run. */
+  @Column({ name: 'last_outcome', type: 'varchar', length: 16, nullable: true })
+  lastOutcome!: Exclude<RunStatus, 'RUNNING'> | null;
+
+  /** Query of the newest ended run, cut to 200 characters. */
+  @Column({ name: 'last_query', type: 'varchar', length: 200, nullable: true })
+  lastQuery!: string | null;
 }

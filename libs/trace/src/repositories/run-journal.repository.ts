@@ -5,6 +5,7 @@ import { AuditCipher } from '../audit/audit-cipher';
 import { AUDIT_CIPHER } from './agent-step.repository';
 import { JournalBatch, JournalStore, RunJournal } from './run-journal';
 import type { FinishRun } from './run.repository';
+import { sessionSummaryUpdate } from './session-summary';
 
 /** One parameterised statement; values are bound by the driver, never spliced into the text. */
 export interface Statement {
@@ -215,8 +216,9 @@ export class RunJournalRepository implements JournalStore {
             ],
           }
         : batch;
-      for (const statement of journalInserts(runId, rows, this.cipher))
-        await manager.query(statement.sql, statement.params);
+      const statements = journalInserts(runId, rows, this.cipher);
+      if (stored) statements.push(sessionSummaryUpdate(runId));
+      for (const statement of statements) await manager.query(statement.sql, statement.params);
       return stored;
     });
   }

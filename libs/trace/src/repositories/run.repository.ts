@@ -33,14 +33,16 @@ export interface StartRun {
   ownerKeyDigest: string;
 }
 
-/** One row of a key's session list. */
-export interface OwnedSession {
+/** One row of a key's session list: the chat_session row itself (its list columns). */
+export type OwnedSession = Pick<
+  ChatSessionEntity,
+  'sessionId' | 'createdAt' | 'updatedAt' | 'runCount' | 'lastRunAt' | 'lastOutcome' | 'lastQuery'
+>;
+
+/** Where a page of the session list ends, in (updated_at DESC, session_id DESC) order. */
+export interface SessionPosition {
+  updatedAt: Date;
   sessionId: string;
-  createdAt: Date;
-  lastRunAt: Date | null;
-  runCount: number;
-  /** The newest run's query, cut to 200 characters. */
-  lastQuery: string | null;
 }
 
 @Injectable()
@@ -87,43 +89,52 @@ export class RunRepository {
     return this.admission.findOneBy(ChatSessionEntity, { sessionId, ownerKeyDigest });
   }
 
-  /** The key's sessions, newest run first, with their run count and newest query. */
+  /**
+   * A page of the key's sessions, last activity first, after `after` (exclusive): a range read of
+   * idx_chat_session_owner_updated_id in index order, so its cost does not grow with the key's session
+   * count (no count, grouping or sort). `next` is the last row's position when more rows follow.
+   */
   async listOwnedSessions(
     ownerKeyDigest: string,
     limit: number,
-    offset: number,
-  ): Promise<{ sessions: OwnedSession[]; total: number }> {
-    const [rows, total] = await Promise.all([
-      this.sessions.query(
-        `SELECT s.session_id, s.created_at, MAX(r.created_at) AS last_run_at, COUNT(r.run_id) AS run_count,
-           (SELECT LEFT(q.query, 200) FROM diagnosis_run q WHERE q.session_id = s.session_id
-             ORDER BY q.created_at DESC, q.run_id DESC LIMIT 1) AS last_query
-         FROM chat_session s LEFT JOIN diagnosis_run r ON r.session_id = s.session_id
-         WHERE s.owner_key_digest = ?
-         GROUP BY s.session_id, s.created_at
-         ORDER BY last_run_at DESC, s.session_id DESC
-         LIMIT ? OFFSET ?`,
-        [ownerKeyDigest, limit, offset],
-      ) as Promise<
-        {
-          session_id: string;
-          created_at: Date;
-          last_run_at: Date | null;
-          run_count: number | string;
-          last_query: string | null;
-        }[]
-      >,
-      this.sessions.countBy({ ownerKeyDigest }),
-    ]);
+    after: SessionPosition | null,
+  ): Promise<{ sessions: OwnedSession[]; next: SessionPosition | null }> {
+    const rows = (await this.sessions.query(
+      `SELECT session_id, created_at, updated_at, run_count, last_run_at, last_outcome, last_query
+       FROM chat_session FORCE INDEX (idx_chat_session_owner_updated_id)
+       WHERE owner_key_digest = ?${after ? ' AND updated_at <= ? AND (updated_at < ? OR (updated_at = ? AND session_id < ?))' : ''}
+       ORDER BY updated_at DESC, session_id DESC
+       LIMIT ?`,
+      // MariaDB 10.11 otherwise reads the owner's rows from the newest down to the cursor (ref on the
+      // owner: 5,000 rows for a page 5,000 deep); the index hint and the redundant `updated_at <= ?`
+      // make it a range that starts at the cursor (21 rows).
+      [
+        ownerKeyDigest,
+        ...(after ? [after.updatedAt, after.updatedAt, after.updatedAt, after.sessionId] : []),
+        limit + 1,
+      ],
+    )) as {
+      session_id: string;
+      created_at: Date;
+      updated_at: Date;
+      run_count: number | string;
+      last_run_at: Date | null;
+      last_outcome: OwnedSession['lastOutcome'];
+      last_query: string | null;
+    }[];
+    const sessions = rows.slice(0, limit).map((row) => ({
+      sessionId: row.session_id,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      runCount: Number(row.run_count),
+      lastRunAt: row.last_run_at,
+      lastOutcome: row.last_outcome,
+      lastQuery: row.last_query,
+    }));
+    const last = sessions[sessions.length - 1];
     return {
-      total,
-      sessions: rows.map((row) => ({
-        sessionId: row.session_id,
-        createdAt: row.created_at,
-        lastRunAt: row.last_run_at,
-        runCount: Number(row.run_count),
-        lastQuery: row.last_query,
-      })),
+      sessions,
+      next: rows.length > limit && last ? { updatedAt: last.updatedAt, sessionId: last.sessionId } : null,
     };
   }
 

@@ -6,6 +6,7 @@ import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.ent
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { RunOwner } from '../repositories/run-owner';
+import { sessionSummaryUpdate } from '../repositories/session-summary';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -124,25 +125,44 @@ export class RetentionService {
    * RUNNING, so of two replicas sweeping at once and the owner finishing late, exactly one writes the
    * terminal state.
    */
-  async closeExpiredLeases(now = new Date()): Promise<number> {
-    const result = await this.runs
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now })
-      .where('status = :running AND lease_expires_at < NOW(3)', { running: 'RUNNING' })
-      .execute();
-    return result.affected ?? 0;
+  closeExpiredLeases(now = new Date()): Promise<number> {
+    return this.closeRuns("status = 'RUNNING' AND lease_expires_at < NOW(3)", [], now);
   }
 
   /** The backstop for runs without a lease (started before leases existed). */
-  async closeAbandonedRuns(now = new Date()): Promise<number> {
-    const result = await this.runs.update(
-      {
-        status: 'RUNNING',
-        createdAt: LessThan(new Date(now.getTime() - this.config.abandonAfterMinutes * 60_000)),
-      },
-      { status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'ABANDONED', endedAt: now },
+  closeAbandonedRuns(now = new Date()): Promise<number> {
+    return this.closeRuns(
+      "status = 'RUNNING' AND created_at < ?",
+      [new Date(now.getTime() - this.config.abandonAfterMinutes * 60_000)],
+      now,
     );
-    return result.affected ?? 0;
+  }
+
+  /**
+   * The reaper's terminal write: the matching runs are locked, closed (still conditional on RUNNING) and
+   * their sessions' list rows updated, in one transaction, like a run's own terminal write. Nothing to
+   * close costs one indexed SELECT.
+   */
+  private closeRuns(where: string, params: unknown[], now: Date): Promise<number> {
+    return this.runs.manager.transaction(async (manager) => {
+      const expired = (await manager.query(
+        `SELECT run_id FROM diagnosis_run WHERE ${where} FOR UPDATE`,
+        params,
+      )) as {
+        run_id: string;
+      }[];
+      let closed = 0;
+      for (const { run_id: runId } of expired) {
+        const result = (await manager.query(
+          "UPDATE diagnosis_run SET status = 'FAILED', release_outcome = 'FAILED', error_code = 'ABANDONED', ended_at = ? WHERE run_id = ? AND status = 'RUNNING'",
+          [now, runId],
+        )) as { affectedRows: number };
+        if (result.affectedRows === 0) continue;
+        closed += 1;
+        const summary = sessionSummaryUpdate(runId);
+        await manager.query(summary.sql, summary.params);
+      }
+      return closed;
+    });
   }
 }
