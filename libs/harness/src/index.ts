@@ -19,6 +19,8 @@ export { HarnessRetryPolicies } from './retry/harness-retry-policies';
 export { HarnessRetryExecutor, RetryExhausted } from './retry/harness-retry-executor';
 export { failureCode } from './retry/failure-classification';
 export { ModelGateway } from './model/model-gateway';
+export { CHAT_PROVIDER } from './model/provider-chat-model';
+export type { ChatProvider, ProviderCallOptions } from './model/provider-chat-model';
 export { LlmProviderCheck } from './model/llm-provider-check';
 export { GatewayChatModel } from './model/gateway-chat-model';
 export { textOf } from './model/model-audit';
