@@ -19,3 +19,13 @@ export { inspectLogFile, inspectLogSource, logFileWarning } from './logs/log-fil
 export type { LogFileReport } from './logs/log-file-inspection';
 export { jsonlFieldsOf, ToolsEnv } from './config/tools.config';
 export { globToRegExp, parseTopicGlobs } from './logs/jsonl-log-source';
+export { QUERY_MYSQL_FAILURE_CODES } from './mysql/query-mysql.codes';
+export type { QueryMysqlFailureCode } from './mysql/query-mysql.codes';
+export { QUERY_METRICS_FAILURE_CODES } from './metrics/query-metrics.codes';
+export type { QueryMetricsFailureCode } from './metrics/query-metrics.codes';
+export { QUERY_LOGS_FAILURE_CODES } from './logs/query-logs.codes';
+export type { QueryLogsFailureCode } from './logs/query-logs.codes';
+export { LOOKUP_KNOWLEDGE_FAILURE_CODES } from './knowledge/lookup-knowledge.codes';
+export type { LookupKnowledgeFailureCode } from './knowledge/lookup-knowledge.codes';
+export { MCP_TOOL_FAILURE_CODES } from './mcp/mcp-evidence-tool.codes';
+export type { McpToolFailureCode } from './mcp/mcp-evidence-tool.codes';
