@@ -2,19 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import {
-  BudgetExhausted,
+  ErrorOutcome,
+  errorOutcome,
   harnessConfig,
   HarnessConfig,
-  ModelCallFailed,
   ModelGateway,
-  RetryExhausted,
   RunContext,
   RunContextFactory,
-  runStopOf,
   textOf,
   ToolBoundary,
 } from '@app/harness';
-import { fallbackReport, findReleaseViolations, KnowledgeGuard } from '@app/guards';
+import { fallbackReport, findReleaseViolations, KnowledgeGuard, KnowledgeRefusal } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { FinishRun, RunRepository } from '@app/trace';
 import {
@@ -194,7 +192,7 @@ export class ChatApplicationUseCase {
     }
     const retrieved = (lookup.agentResult.evidence as RetrievedDocument[] | undefined) ?? [];
     let answer = notFoundKnowledgeAnswer();
-    let refusal: string | null = null;
+    let refusal: KnowledgeRefusal | null = null;
     if (retrieved.length > 0) {
       stream.status('ANSWERING', '正在根据知识库回答 / answering from the knowledge base');
       const reply = await this.gateway.invoke(ctx, {
@@ -235,7 +233,7 @@ export class ChatApplicationUseCase {
     query: string,
     answer: KnowledgeAnswer,
     stream: ChatEventStream,
-  ): Promise<string | null> {
+  ): Promise<KnowledgeRefusal | null> {
     ctx.throwIfStopped();
     stream.status('SEMANTIC_VALIDATING', '正在核对回答与引用文档 / checking the answer against its sources');
     const review = await this.knowledgeGuard.review(
@@ -281,7 +279,8 @@ export class ChatApplicationUseCase {
 
   /** Maps what ended the run to a stable failure (or silence, when the client left). */
   private failed(ctx: RunContext, error: unknown, stream: ChatEventStream): Ending {
-    const code = failureCodeOf(error);
+    const outcome = errorOutcome(error);
+    const code = failureCodeOf(outcome);
     if (code === null) {
       stream.close();
       return {
@@ -298,7 +297,8 @@ export class ChatApplicationUseCase {
           error instanceof Error ? error.stack : undefined,
         );
     }
-    return this.failure(code, error instanceof BudgetExhausted ? `BUDGET_${error.limit}` : code);
+    // The run row keeps which limit was hit; the client hears only BUDGET_EXHAUSTED.
+    return this.failure(code, outcome.source === 'BUDGET' ? outcome.code : code);
   }
 
   private failure(code: FailureCode, errorCode: string = code): Ending {
@@ -356,17 +356,17 @@ export class ChatApplicationUseCase {
 }
 
 /** What ended a run, as the client's failure code; null when the client itself went away. */
-function failureCodeOf(error: unknown): FailureCode | null {
-  switch (runStopOf(error)) {
-    case 'CANCELLED':
-      return null;
-    case 'DEADLINE_EXCEEDED':
-      return 'RUN_TIMEOUT';
-    case null:
-      break;
+function failureCodeOf(outcome: ErrorOutcome): FailureCode | null {
+  switch (outcome.source) {
+    case 'RUN_STOP':
+      return outcome.code === 'CANCELLED' ? null : 'RUN_TIMEOUT';
+    case 'BUDGET':
+      return 'BUDGET_EXHAUSTED';
+    case 'MODEL_CALL':
+      return 'MODEL_UNAVAILABLE';
+    case 'RETRY_EXHAUSTED':
+      return outcome.operation === 'intent_router' ? 'ROUTING_UNAVAILABLE' : 'MODEL_UNAVAILABLE';
+    case 'UNKNOWN':
+      return 'INTERNAL_ERROR';
   }
-  if (error instanceof RetryExhausted && error.operation === 'intent_router') return 'ROUTING_UNAVAILABLE';
-  if (error instanceof BudgetExhausted) return 'BUDGET_EXHAUSTED';
-  if (error instanceof ModelCallFailed || error instanceof RetryExhausted) return 'MODEL_UNAVAILABLE';
-  return 'INTERNAL_ERROR';
 }

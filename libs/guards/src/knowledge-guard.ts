@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import {
+  FailureKind,
   harnessConfig,
   HarnessConfig,
   HarnessRetryExecutor,
@@ -26,7 +27,15 @@ export interface KnowledgeDraft {
   limitations: string;
 }
 
-export type KnowledgeReview = { release: true } | { release: false; reason: string };
+/** Why a knowledge answer is not released (stored as the run's fallback_reason). */
+export type KnowledgeRefusal =
+  | 'RELEASE_CHECK_FAILED'
+  | 'KNOWLEDGE_INPUT_TOO_LARGE'
+  | 'KNOWLEDGE_UNSUPPORTED'
+  | 'KNOWLEDGE_ANSWER_INVALID'
+  | `KNOWLEDGE_REVIEW_${FailureKind}`;
+
+export type KnowledgeReview = { release: true } | { release: false; reason: KnowledgeRefusal };
 
 /**
  * The release gate of a knowledge answer, like SemanticGuard for diagnoses: first the deterministic

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import { z } from 'zod';
 import {
+  FailureKind,
   harnessConfig,
   HarnessConfig,
   HarnessRetryExecutor,
@@ -21,8 +22,11 @@ const verdictSchema = z.strictObject({
 });
 export type SemanticVerdict = z.infer<typeof verdictSchema>;
 
+/** Why no verdict could be had: the input was over the limit, or the retry matrix gave up on a failure kind. */
+export type SemanticUnavailableReason = 'SEMANTIC_INPUT_TOO_LARGE' | `SEMANTIC_${FailureKind}`;
+
 export type SemanticOutcome =
-  { kind: 'VERDICT'; verdict: SemanticVerdict } | { kind: 'UNAVAILABLE'; reason: string };
+  { kind: 'VERDICT'; verdict: SemanticVerdict } | { kind: 'UNAVAILABLE'; reason: SemanticUnavailableReason };
 
 /** The draft as the reviewer sees it: all user-visible content, no tool_call_ids. */
 export function reviewInput(query: string, draft: Draft, snapshot: VerifiedSnapshot) {

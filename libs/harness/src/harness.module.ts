@@ -3,11 +3,12 @@ import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { TraceModule } from '@app/trace';
 import { harnessConfig } from './config/harness.config';
-import { llmConfig } from './config/llm.config';
+import { llmConfig, LlmConfig } from './config/llm.config';
 import { redisConfig } from './config/redis.config';
 import { InvocationStore } from './evidence/invocation-store';
 import { LlmProviderCheck } from './model/llm-provider-check';
 import { ModelGateway } from './model/model-gateway';
+import { CHAT_PROVIDER, createProviderChatModel } from './model/provider-chat-model';
 import { RedisHealthIndicator } from './redis/redis.health';
 import { RedisThrottlerStorage } from './redis/redis-throttler-storage';
 import { RedisLifecycle, redisProvider } from './redis/redis.provider';
@@ -37,7 +38,17 @@ const PUBLIC = [
     TerminusModule,
     TraceModule,
   ],
-  providers: [redisProvider, RedisLifecycle, BudgetAudit, ...PUBLIC],
+  providers: [
+    redisProvider,
+    RedisLifecycle,
+    BudgetAudit,
+    {
+      provide: CHAT_PROVIDER,
+      useFactory: (llm: LlmConfig) => createProviderChatModel(llm),
+      inject: [llmConfig.KEY],
+    },
+    ...PUBLIC,
+  ],
   exports: PUBLIC,
 })
 export class HarnessModule {}

@@ -12,13 +12,23 @@ export {
   InvalidModelOutput,
   ModelCallFailed,
   RunCancelled,
+  RetryExhausted,
   RunDeadlineExceeded,
-  runStopOf,
+} from './run/harness-errors';
+export type {
+  BudgetCode,
+  FailureKind,
+  InvalidOutputCode,
+  ModelCallCode,
+  RunStop,
 } from './run/harness-errors';
 export { HarnessRetryPolicies } from './retry/harness-retry-policies';
-export { HarnessRetryExecutor, RetryExhausted } from './retry/harness-retry-executor';
-export { failureCode } from './retry/failure-classification';
+export { HarnessRetryExecutor } from './retry/harness-retry-executor';
+export { errorOutcome, failureCode, runStopOf } from './retry/failure-classification';
+export type { ErrorOutcome, HarnessFailureCode } from './retry/failure-classification';
 export { ModelGateway } from './model/model-gateway';
+export { CHAT_PROVIDER } from './model/provider-chat-model';
+export type { ChatProvider, ProviderCallOptions } from './model/provider-chat-model';
 export { LlmProviderCheck } from './model/llm-provider-check';
 export { GatewayChatModel } from './model/gateway-chat-model';
 export { textOf } from './model/model-audit';

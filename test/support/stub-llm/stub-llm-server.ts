@@ -9,8 +9,8 @@ import {
   ReplyShape,
   shapeReply,
 } from './provider-profiles';
-import { parseStubScript, StubReply, StubScript } from './stub-script';
-import { fillTemplate, textAt } from './stub-template';
+import { parseStubScript, StubReply, StubScript, StubScriptPlayer } from './stub-script';
+import { fillTemplate } from './stub-template';
 
 /** The `<!-- role: NAME -->` marker every prompt file starts with (docs/architecture.md "Prompt roles"). */
 const ROLE_MARKER = /^<!--\s*role:\s*([a-z0-9-]+)\s*-->/;
@@ -68,8 +68,7 @@ export function roleOf(body: ChatCompletionRequest): string | null {
  */
 export class StubLlmServer {
   private server: Server | null = null;
-  private script: StubScript = { roles: {} };
-  private cursors = new Map<string, number>();
+  private player = new StubScriptPlayer({ roles: {} });
   private completionCount = 0;
   readonly requests: RecordedRequest[] = [];
 
@@ -79,12 +78,11 @@ export class StubLlmServer {
 
   /** Replaces the script and rewinds every role; the request log is kept. */
   load(script: unknown): void {
-    this.script = parseStubScript(script);
-    this.cursors.clear();
+    this.player = new StubScriptPlayer(parseStubScript(script));
   }
 
   get profile(): ProviderProfile {
-    return this.script.profile ?? DEFAULT_PROFILE;
+    return this.player.script.profile ?? DEFAULT_PROFILE;
   }
 
   requestsFor(role: string): RecordedRequest[] {
@@ -140,7 +138,7 @@ export class StubLlmServer {
     const keyRejection = this.checkApiKey(req);
     if (path === '/v1/models' && req.method === 'GET') {
       if (keyRejection) return sendJson(res, 401, keyRejection);
-      const models = this.script.models ?? [];
+      const models = this.player.script.models ?? [];
       return sendJson(res, 200, {
         object: 'list',
         data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'stub' })),
@@ -161,7 +159,7 @@ export class StubLlmServer {
       return this.sendError(res, 400, 'no_role', 'the system message must start with <!-- role: NAME -->');
     }
     if (keyRejection) return sendJson(res, 401, keyRejection);
-    if (this.script.models && !this.script.models.includes(String(body.model))) {
+    if (this.player.script.models && !this.player.script.models.includes(String(body.model))) {
       return sendJson(res, 404, {
         error: {
           message: `The model \`${String(body.model)}\` does not exist or you do not have access to it.`,
@@ -174,7 +172,7 @@ export class StubLlmServer {
     const rejection = checkRequest(this.profile, body);
     if (rejection) return sendJson(res, rejection.status, rejection.body);
     const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
-    const reply = this.nextReply(role, lastUserText(body), turn);
+    const reply = this.player.next(role, lastUserText(body), turn);
     if (!reply) {
       return this.sendError(res, 500, 'stub_exhausted', `stub script has no reply left for role "${role}"`);
     }
@@ -194,32 +192,12 @@ export class StubLlmServer {
     else sendJson(res, 200, completion);
   }
 
-  /** A reply whose `match` and `turn` fit the request wins; otherwise the next unconditional reply in order. */
-  private nextReply(role: string, userText: string, turn: number): StubReply | undefined {
-    const all = this.script.roles[role] ?? [];
-    const matched = all.find(
-      (reply) =>
-        (reply.match !== undefined || reply.turn !== undefined) &&
-        (reply.match === undefined ||
-          new RegExp(reply.match, 'i').test(
-            reply.match_path === undefined ? userText : textAt(userText, reply.match_path),
-          )) &&
-        (reply.turn === undefined || reply.turn === turn),
-    );
-    if (matched) return matched;
-    const replies = all.filter((reply) => reply.match === undefined && reply.turn === undefined);
-    const cursor = this.cursors.get(role) ?? 0;
-    if (cursor >= replies.length && !(this.script.repeat && replies.length > 0)) return undefined;
-    this.cursors.set(role, cursor + 1);
-    return replies[cursor % replies.length];
-  }
-
   private buildCompletion(
     body: ChatCompletionRequest,
     reply: StubReply,
     context: { role: string; turn: number },
   ) {
-    const numbering = this.script.tool_call_ids ?? 'scripted';
+    const numbering = this.player.script.tool_call_ids ?? 'scripted';
     const toolCalls = (reply.tool_calls ?? []).map((call, index) => ({
       id: numbering === 'scripted' ? call.id : `call_${numbering === 'per-response' ? index : 0}`,
       type: 'function' as const,
@@ -309,7 +287,7 @@ export class StubLlmServer {
 
   /** OpenAI's answer to a missing or wrong key, or null when the script sets no key or it matches. */
   private checkApiKey(req: IncomingMessage) {
-    const expected = this.script.api_key;
+    const expected = this.player.script.api_key;
     if (expected === undefined || req.headers.authorization === `Bearer ${expected}`) return null;
     return {
       error: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_PROFILES } from './provider-profiles';
+import { textAt } from './stub-template';
 
 /** One scripted reply of the stub LLM. `arguments` given as a string is sent verbatim (e.g. malformed JSON). */
 export const stubReplySchema = z.strictObject({
@@ -77,4 +78,34 @@ export function parseStubScript(value: unknown): StubScript {
     );
   }
   return parsed.data;
+}
+
+/**
+ * Hands out a script's replies: a reply whose `match` and `turn` fit the request wins (not consumed);
+ * otherwise each role's unconditional replies in order. The stub server and the in-process fake chat
+ * model (test/support/fake-chat-model.ts) share it, so one script means the same in both.
+ */
+export class StubScriptPlayer {
+  private readonly cursors = new Map<string, number>();
+
+  constructor(readonly script: StubScript) {}
+
+  next(role: string, userText: string, turn: number): StubReply | undefined {
+    const all = this.script.roles[role] ?? [];
+    const matched = all.find(
+      (reply) =>
+        (reply.match !== undefined || reply.turn !== undefined) &&
+        (reply.match === undefined ||
+          new RegExp(reply.match, 'i').test(
+            reply.match_path === undefined ? userText : textAt(userText, reply.match_path),
+          )) &&
+        (reply.turn === undefined || reply.turn === turn),
+    );
+    if (matched) return matched;
+    const replies = all.filter((reply) => reply.match === undefined && reply.turn === undefined);
+    const cursor = this.cursors.get(role) ?? 0;
+    if (cursor >= replies.length && !(this.script.repeat && replies.length > 0)) return undefined;
+    this.cursors.set(role, cursor + 1);
+    return replies[cursor % replies.length];
+  }
 }

@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  BudgetExhausted,
-  failureCode,
+  errorOutcome,
   harnessConfig,
   HarnessConfig,
-  ModelCallFailed,
-  RetryExhausted,
+  HarnessFailureCode,
   RunCancelled,
   RunContext,
-  RunDeadlineExceeded,
 } from '@app/harness';
 import {
   checkDraftRelease,
@@ -21,12 +18,27 @@ import {
   groundingDetails,
   releaseReport,
   SemanticGuard,
+  SemanticUnavailableReason,
   VerifiedSnapshot,
 } from '@app/guards';
 import { PublishedResult } from '@app/trace';
 import type { RunObserver } from '../sse/chat-events';
 import { DiagnosisAgent } from './diagnosis-agent';
 import type { PreviousTurn } from './previous-turn';
+
+/** The code of a technical failure in the guard phase: any Harness failure but an unknown error. */
+type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
+
+/** Why a diagnosis was not released, stored as the run's fallback_reason: a closed set. */
+export type DiagnosisFallbackReason =
+  | 'EVIDENCE_VALIDATION_FAILED'
+  | 'EVIDENCE_STORE_UNAVAILABLE'
+  | `REPAIR_${GuardFailureCode}`
+  | 'RELEASE_CHECK_FAILED'
+  | 'GROUNDING_CHECK_FAILED'
+  | 'SEMANTIC_UNSUPPORTED'
+  | SemanticUnavailableReason
+  | `SEMANTIC_${GuardFailureCode}`;
 
 export type DiagnosisOutcome =
   | {
@@ -35,19 +47,25 @@ export type DiagnosisOutcome =
       conclusion: string | null;
       publishedResult: PublishedResult;
     }
-  | { outcome: 'FALLBACK'; fallback: Fallback; fallbackReason: string };
+  | { outcome: 'FALLBACK'; fallback: Fallback; fallbackReason: DiagnosisFallbackReason };
 
-/** A technical failure of a guard-phase model call: no release, the fixed fallback. */
-function isGuardTechnicalFailure(error: unknown): error is Error {
-  return (
-    error instanceof ModelCallFailed ||
-    error instanceof RetryExhausted ||
-    error instanceof BudgetExhausted ||
-    error instanceof RunDeadlineExceeded
-  );
+/**
+ * A technical failure of a guard-phase model call (model failure, retries used up, budget, deadline)
+ * ends in the fallback under its code; null for anything else, which propagates.
+ */
+function guardFailureCode(error: unknown): GuardFailureCode | null {
+  const outcome = errorOutcome(error);
+  switch (outcome.source) {
+    case 'RUN_STOP':
+      return outcome.code === 'DEADLINE_EXCEEDED' ? outcome.code : null;
+    case 'BUDGET':
+    case 'MODEL_CALL':
+    case 'RETRY_EXHAUSTED':
+      return outcome.code;
+    case 'UNKNOWN':
+      return null;
+  }
 }
-
-const codeOf = (error: Error) => (error instanceof RetryExhausted ? error.lastFailure : failureCode(error));
 
 /** Only the client going away stops the guard phase; a passed deadline ends in the fallback instead. */
 export function throwIfCancelled(ctx: RunContext): void {
@@ -94,9 +112,10 @@ export class DiagnosisPipeline {
         observer.status('EVIDENCE_REPAIRING', '正在修复引用结构 / repairing citations'),
       );
     } catch (error) {
-      if (!isGuardTechnicalFailure(error)) throw error;
+      const code = guardFailureCode(error);
+      if (code === null) throw error;
       throwIfCancelled(ctx);
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${codeOf(error)}`, null);
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
       // A store outage is not a draft the agent got wrong: its own reason says so.
@@ -126,9 +145,10 @@ export class DiagnosisPipeline {
     try {
       review = await this.semanticGuard.review(ctx, query, draft, snapshot);
     } catch (error) {
-      if (!isGuardTechnicalFailure(error)) throw error;
+      const code = guardFailureCode(error);
+      if (code === null) throw error;
       throwIfCancelled(ctx);
-      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', `SEMANTIC_${codeOf(error)}`, snapshot);
+      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', `SEMANTIC_${code}`, snapshot);
     }
     if (review.kind === 'UNAVAILABLE')
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', review.reason, snapshot);
@@ -153,7 +173,7 @@ export class DiagnosisPipeline {
   private async fallback(
     ctx: RunContext,
     type: FallbackType,
-    reason: string,
+    reason: DiagnosisFallbackReason,
     snapshot: VerifiedSnapshot | null,
   ): Promise<DiagnosisOutcome> {
     ctx.journal.event('RELEASE', 'FALLBACK', { type, reason });

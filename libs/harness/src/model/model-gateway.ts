@@ -13,7 +13,7 @@ import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/ha
 import { RunContext } from '../run/run-context';
 import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
-import { ProviderChatModel } from './provider-chat-model';
+import { CHAT_PROVIDER, ChatProvider } from './provider-chat-model';
 import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 /** Where each role's model steps appear in the run's timeline. */
@@ -54,35 +54,21 @@ export function modelToolSet(tools: BindToolsInput[]): ModelToolSet {
 }
 
 /**
- * The one way to the LLM. Builds the single provider client (no SDK retries), and for every call checks
+ * The one way to the LLM. Calls the single provider client (no SDK retries), and for every call checks
  * the run's budget and deadline, bounds the reply with `max_tokens` (the role's cap, lowered to what is
  * left of the run's output budget), passes the run's signal with a per-call timeout, records token
  * usage, and records the agent_step row and the restricted reasoning-audit row in the run's journal.
  */
 @Injectable()
 export class ModelGateway {
-  private readonly model: ProviderChatModel;
   readonly prompts: PromptLibrary;
 
   constructor(
     @Inject(llmConfig.KEY) private readonly llm: LlmConfig,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     private readonly budgetAudit: BudgetAudit,
+    @Inject(CHAT_PROVIDER) private readonly model: ChatProvider,
   ) {
-    this.model = new ProviderChatModel({
-      model: llm.model,
-      apiKey: llm.apiKey,
-      configuration: { baseURL: llm.baseUrl },
-      maxRetries: 0,
-      streaming: false,
-      temperature: llm.temperature,
-      // The library sends `reasoning` only for model names it knows as OpenAI reasoning models; other
-      // providers (DeepSeek) take `reasoning_effort` too, so it goes in as a plain body field.
-      modelKwargs: {
-        ...llm.extraBody,
-        ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
-      },
-    });
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
 

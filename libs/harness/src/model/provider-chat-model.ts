@@ -1,5 +1,6 @@
 import { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ChatResult } from '@langchain/core/outputs';
 import {
   ChatOpenAICompletions,
@@ -7,6 +8,7 @@ import {
   OpenAIClient,
   wrapOpenAIClientError,
 } from '@langchain/openai';
+import type { LlmConfig } from '../config/llm.config';
 
 export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
   /** The call's output bound, sent as `max_tokens` (or `max_completion_tokens` where the library uses it). */
@@ -131,4 +133,30 @@ export function withReasoningField(
     return { ...choice, message: { ...message, reasoning_content: message.reasoning } };
   });
   return { ...completion, choices };
+}
+
+/**
+ * What the ModelGateway calls: the one ProviderChatModel in the service, an in-process fake chat model
+ * in unit specs (test/support/fake-chat-model.ts), so the gateway's budget, deadline and audit code is
+ * the same in both.
+ */
+export type ChatProvider = Pick<BaseChatModel<ProviderCallOptions>, 'invoke'>;
+export const CHAT_PROVIDER = Symbol('CHAT_PROVIDER');
+
+/** The single provider client: SDK retries off (only the Harness retry matrix retries), no streaming. */
+export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {
+  return new ProviderChatModel({
+    model: llm.model,
+    apiKey: llm.apiKey,
+    configuration: { baseURL: llm.baseUrl },
+    maxRetries: 0,
+    streaming: false,
+    temperature: llm.temperature,
+    // The library sends `reasoning` only for model names it knows as OpenAI reasoning models; other
+    // providers (DeepSeek) take `reasoning_effort` too, so it goes in as a plain body field.
+    modelKwargs: {
+      ...llm.extraBody,
+      ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import { ModelCallFailed } from '../run/harness-errors';
+import { ModelCallFailed, ModelHttpCode } from '../run/harness-errors';
 
 /** 4xx answers another attempt can change (timeout, conflict, rate limit); every other 4xx is final. */
 const TRANSIENT_4XX = new Set([408, 409, 429]);
@@ -36,7 +36,9 @@ export function classifyProviderError(error: unknown): ModelCallFailed {
   const withWait = retryAfter === undefined ? hint : { ...hint, retryAfterMs: retryAfter };
   if (status === 429) return new ModelCallFailed('TRANSPORT', 'MODEL_RATE_LIMITED', withWait);
   if (status >= 500) return new ModelCallFailed('TRANSPORT', 'MODEL_UNAVAILABLE', withWait);
-  if (status >= 400) return new ModelCallFailed('TRANSPORT', `MODEL_HTTP_${status}`, withWait);
+  // 429 and >= 500 are handled above, so this is a 4xx: one of the closed MODEL_HTTP_4xx codes.
+  if (status >= 400)
+    return new ModelCallFailed('TRANSPORT', `MODEL_HTTP_${status}` as ModelHttpCode, withWait);
   const name = error instanceof Error ? error.name : '';
   if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError')
     return new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT');

@@ -1,18 +1,57 @@
-import { BudgetExhausted, FailureKind, ModelCallFailed, runStopOf } from '../run/harness-errors';
+import {
+  BudgetCode,
+  BudgetExhausted,
+  BudgetLimit,
+  FailureKind,
+  ModelCallCode,
+  ModelCallFailed,
+  RetryExhausted,
+  RunCancelled,
+  RunDeadlineExceeded,
+  RunStop,
+} from '../run/harness-errors';
+import type { RetryOperation } from './harness-retry-policies';
+
+/**
+ * The one error → outcome table (docs/architecture.md "Retry matrix"): every error the Harness knows,
+ * its retry class (`kind`, null = never retried) and the safe, stable code it is recorded under.
+ * The retry executor, the gateway, the tool boundary, the guards and the chat's failure codes all read
+ * their answer from here; a caller that switches on `source` must handle every entry.
+ */
+export type ErrorOutcome =
+  | { source: 'RUN_STOP'; kind: RunStop; code: RunStop }
+  | { source: 'BUDGET'; kind: 'BUDGET_EXHAUSTED'; code: BudgetCode; limit: BudgetLimit }
+  | { source: 'MODEL_CALL'; kind: ModelCallFailed['kind']; code: ModelCallCode }
+  | { source: 'RETRY_EXHAUSTED'; kind: null; code: FailureKind; operation: RetryOperation }
+  | { source: 'UNKNOWN'; kind: null; code: 'INTERNAL_ERROR' };
+
+/** Every code a failed step, attempt or run may be recorded under; closed, so a new one needs a mapping. */
+export type HarnessFailureCode = ErrorOutcome['code'];
+
+export function errorOutcome(error: unknown): ErrorOutcome {
+  if (error instanceof RunCancelled) return { source: 'RUN_STOP', kind: 'CANCELLED', code: 'CANCELLED' };
+  if (error instanceof RunDeadlineExceeded)
+    return { source: 'RUN_STOP', kind: 'DEADLINE_EXCEEDED', code: 'DEADLINE_EXCEEDED' };
+  if (error instanceof BudgetExhausted)
+    return { source: 'BUDGET', kind: 'BUDGET_EXHAUSTED', code: `BUDGET_${error.limit}`, limit: error.limit };
+  if (error instanceof ModelCallFailed) return { source: 'MODEL_CALL', kind: error.kind, code: error.code };
+  if (error instanceof RetryExhausted)
+    return { source: 'RETRY_EXHAUSTED', kind: null, code: error.lastFailure, operation: error.operation };
+  return { source: 'UNKNOWN', kind: null, code: 'INTERNAL_ERROR' };
+}
 
 /** The retry-relevant class of an error, or null when the Harness does not know it (never retried). */
 export function classifyFailure(error: unknown): FailureKind | null {
-  const stop = runStopOf(error);
-  if (stop) return stop;
-  if (error instanceof BudgetExhausted) return 'BUDGET_EXHAUSTED';
-  if (error instanceof ModelCallFailed) return error.kind;
-  return null;
+  return errorOutcome(error).kind;
 }
 
 /** A safe, stable code for an error, for timelines and step rows (never the provider's message). */
-export function failureCode(error: unknown): string {
-  if (error instanceof ModelCallFailed) return error.code;
-  if (error instanceof BudgetExhausted) return `BUDGET_${error.limit}`;
-  const kind = classifyFailure(error);
-  return kind ?? 'INTERNAL_ERROR';
+export function failureCode(error: unknown): HarnessFailureCode {
+  return errorOutcome(error).code;
+}
+
+/** The run-ending reason an error carries, or null when the error does not end the run. */
+export function runStopOf(error: unknown): RunStop | null {
+  const outcome = errorOutcome(error);
+  return outcome.source === 'RUN_STOP' ? outcome.code : null;
 }

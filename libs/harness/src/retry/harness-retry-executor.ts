@@ -1,22 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TimelinePhase } from '@app/trace';
 import { RunContext } from '../run/run-context';
-import { FailureKind, ModelCallFailed } from '../run/harness-errors';
+import { ModelCallFailed, RetryExhausted } from '../run/harness-errors';
 import { classifyFailure, failureCode } from './failure-classification';
 import { RetryOperation } from './harness-retry-policies';
-
-/** All attempts failed; `lastFailure` says how the last one did. */
-export class RetryExhausted extends Error {
-  constructor(
-    readonly operation: RetryOperation,
-    readonly attempts: number,
-    readonly lastFailure: FailureKind,
-    readonly lastError: unknown,
-  ) {
-    super(`${operation} failed after ${attempts} attempt(s): ${lastFailure}`);
-    this.name = 'RetryExhausted';
-  }
-}
 
 const PHASE: Record<RetryOperation, TimelinePhase> = {
   intent_router: 'ROUTING',

@@ -1,3 +1,5 @@
+import type { RetryOperation } from '../retry/harness-retry-policies';
+
 /** Which configured limit a run hit. Recorded on the run as budget_exhausted_reason. */
 export const BUDGET_LIMITS = [
   'MODEL_CALLS',
@@ -9,6 +11,8 @@ export const BUDGET_LIMITS = [
   'RUN_TIME',
 ] as const;
 export type BudgetLimit = (typeof BUDGET_LIMITS)[number];
+/** The code a hit limit is recorded under (steps, timelines, the run's error_code). */
+export type BudgetCode = `BUDGET_${BudgetLimit}`;
 
 export class BudgetExhausted extends Error {
   constructor(readonly limit: BudgetLimit) {
@@ -36,13 +40,6 @@ export class RunDeadlineExceeded extends Error {
 /** Why a run stopped from outside the call in flight; the gateway and the tool boundary share it. */
 export type RunStop = 'CANCELLED' | 'DEADLINE_EXCEEDED';
 
-/** The run-ending reason an error carries, or null when the error does not end the run. */
-export function runStopOf(error: unknown): RunStop | null {
-  if (error instanceof RunCancelled) return 'CANCELLED';
-  if (error instanceof RunDeadlineExceeded) return 'DEADLINE_EXCEEDED';
-  return null;
-}
-
 /** Failure classes the retry matrix reasons about (docs/architecture.md "Retry matrix"). */
 export const FAILURE_KINDS = [
   'TIMEOUT',
@@ -64,11 +61,32 @@ export interface RetryHint {
   retryAfterMs?: number;
 }
 
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+/** A provider 4xx other than 429, one code per status (MODEL_HTTP_401, MODEL_HTTP_404, ...). */
+export type ModelHttpCode = `MODEL_HTTP_4${Digit}${Digit}`;
+
+/** How a model call failed on the way (transport, timeout, provider answer). */
+export type ModelTransportCode =
+  'MODEL_TIMEOUT' | 'MODEL_RATE_LIMITED' | 'MODEL_UNAVAILABLE' | 'MODEL_UNREACHABLE' | ModelHttpCode;
+
+/** Why a model answer did not fit its role's contract; each role that checks its answer names its own. */
+export const INVALID_OUTPUT_CODES = [
+  'INVALID_MODEL_OUTPUT',
+  'INTENT_OUT_OF_ENUM',
+  'SEMANTIC_UNPARSABLE',
+  'SEMANTIC_INVALID',
+  'SEMANTIC_TOTAL_TIMEOUT',
+  'KNOWLEDGE_REVIEW_TOTAL_TIMEOUT',
+] as const;
+export type InvalidOutputCode = (typeof INVALID_OUTPUT_CODES)[number];
+
+export type ModelCallCode = ModelTransportCode | InvalidOutputCode;
+
 /** A model call failed; `kind` is safe to record, the provider's message is not kept. */
 export class ModelCallFailed extends Error {
   constructor(
     readonly kind: Extract<FailureKind, 'TIMEOUT' | 'TRANSPORT' | 'INVALID_OUTPUT'>,
-    readonly code: string,
+    readonly code: ModelCallCode,
     readonly hint: RetryHint = {},
   ) {
     super(`model call failed: ${code}`);
@@ -78,16 +96,21 @@ export class ModelCallFailed extends Error {
 
 /** A model answer that does not fit the role's contract (unparsable, outside an enum, wrong schema). */
 export class InvalidModelOutput extends ModelCallFailed {
-  constructor(code = 'INVALID_MODEL_OUTPUT') {
+  constructor(code: InvalidOutputCode = 'INVALID_MODEL_OUTPUT') {
     super('INVALID_OUTPUT', code);
     this.name = 'InvalidModelOutput';
   }
 }
 
-export function isRunTerminating(
-  error: unknown,
-): error is RunCancelled | RunDeadlineExceeded | BudgetExhausted {
-  return (
-    error instanceof RunCancelled || error instanceof RunDeadlineExceeded || error instanceof BudgetExhausted
-  );
+/** All attempts failed; `lastFailure` says how the last one did. */
+export class RetryExhausted extends Error {
+  constructor(
+    readonly operation: RetryOperation,
+    readonly attempts: number,
+    readonly lastFailure: FailureKind,
+    readonly lastError: unknown,
+  ) {
+    super(`${operation} failed after ${attempts} attempt(s): ${lastFailure}`);
+    this.name = 'RetryExhausted';
+  }
 }

@@ -59,9 +59,9 @@ export interface HarnessToolDefinition<
 export type AnyHarnessTool = HarnessToolDefinition<Record<string, unknown>, unknown>;
 
 /** A known, safe failure of a tool: its code and message may be shown to the agent. */
-export class ToolFailure extends Error {
+export class ToolFailure<Code extends string = string> extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Code,
     readonly safeMessage: string,
   ) {
     super(`${code}: ${safeMessage}`);

@@ -3,7 +3,8 @@ import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { AgentResult, CanonicalInvocation } from '../evidence/canonical-invocation';
 import { EvidenceStoreUnavailable, InvocationStore, StoreOutcome } from '../evidence/invocation-store';
 import { BudgetAudit } from '../run/budget-audit';
-import { BudgetExhausted, RunDeadlineExceeded, runStopOf } from '../run/harness-errors';
+import { runStopOf } from '../retry/failure-classification';
+import { BudgetExhausted, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { byteLength, fitAgentResult } from './fit-agent-result';
 import { ArgSummary, HarnessToolDefinition, ToolFailure } from './harness-tool-definition';
@@ -62,6 +63,15 @@ function safeMessageOf(code: ToolErrorCode): string {
       return 'There is no such tool.';
   }
 }
+
+/** What each refused store write means for the call; closed over StoreOutcome. */
+const STORE_REJECTIONS = {
+  DUPLICATE: 'DUPLICATE_TOOL_CALL_ID',
+  RECORD_TOO_LARGE: 'RESULT_TOO_LARGE',
+  RUN_LIMIT: 'RUN_EVIDENCE_LIMIT',
+  // The record vanished (expired or flushed) between writes: it can no longer be evidence.
+  MISSING: 'EVIDENCE_STORE_UNAVAILABLE',
+} as const satisfies Record<Exclude<StoreOutcome, 'OK'>, ToolErrorCode>;
 
 const MALFORMED_ARGUMENTS_MESSAGE =
   'The arguments are not a valid JSON object; the call was not run. Send a JSON object that matches the tool schema.';
@@ -458,19 +468,7 @@ export class ToolBoundary {
       if (error instanceof EvidenceStoreUnavailable) return new Rejection('EVIDENCE_STORE_UNAVAILABLE');
       throw error;
     }
-    switch (outcome) {
-      case 'OK':
-        return outcome;
-      case 'DUPLICATE':
-        return new Rejection('DUPLICATE_TOOL_CALL_ID');
-      case 'RECORD_TOO_LARGE':
-        return new Rejection('RESULT_TOO_LARGE');
-      case 'RUN_LIMIT':
-        return new Rejection('RUN_EVIDENCE_LIMIT');
-      case 'MISSING':
-        // The record vanished (expired or flushed) between writes: it can no longer be evidence.
-        return new Rejection('EVIDENCE_STORE_UNAVAILABLE');
-    }
+    return outcome === 'OK' ? outcome : new Rejection(STORE_REJECTIONS[outcome]);
   }
 
   private audit(

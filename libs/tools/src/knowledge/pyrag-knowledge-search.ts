@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolFailure } from '@app/harness';
 import { KnowledgeHit, KnowledgeSearchPort } from './knowledge-search.port';
+import type { LookupKnowledgeFailureCode } from './lookup-knowledge.codes';
 
 export interface PyRagOptions {
   baseUrl: string;
@@ -43,7 +44,7 @@ export class PyRagKnowledgeSearch extends KnowledgeSearchPort {
     });
     const parsed = searchResponseSchema.safeParse(body);
     if (!parsed.success)
-      throw new ToolFailure(
+      throw new ToolFailure<LookupKnowledgeFailureCode>(
         'KNOWLEDGE_BAD_RESPONSE',
         'The knowledge service answered in an unexpected format.',
       );
@@ -73,14 +74,24 @@ export class PyRagKnowledgeSearch extends KnowledgeSearchPort {
     } catch {
       if (signal.aborted) throw signal.reason;
       if (timeout.aborted)
-        throw new ToolFailure('KNOWLEDGE_TIMEOUT', 'The knowledge service did not answer in time.');
-      throw new ToolFailure('KNOWLEDGE_UNAVAILABLE', 'The knowledge service is unavailable.');
+        throw new ToolFailure<LookupKnowledgeFailureCode>(
+          'KNOWLEDGE_TIMEOUT',
+          'The knowledge service did not answer in time.',
+        );
+      throw new ToolFailure<LookupKnowledgeFailureCode>(
+        'KNOWLEDGE_UNAVAILABLE',
+        'The knowledge service is unavailable.',
+      );
     }
-    if (!response.ok) throw new ToolFailure('KNOWLEDGE_UNAVAILABLE', 'The knowledge service is unavailable.');
+    if (!response.ok)
+      throw new ToolFailure<LookupKnowledgeFailureCode>(
+        'KNOWLEDGE_UNAVAILABLE',
+        'The knowledge service is unavailable.',
+      );
     try {
       return await response.json();
     } catch {
-      throw new ToolFailure(
+      throw new ToolFailure<LookupKnowledgeFailureCode>(
         'KNOWLEDGE_BAD_RESPONSE',
         'The knowledge service answered in an unexpected format.',
       );

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { ToolFailure } from '@app/harness';
 import { matchesQuery, queryTerms, requiredHits } from './log-match';
 import { LOG_TOPICS, LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
+import type { QueryLogsFailureCode } from './query-logs.codes';
 
 /** Per role, the field names tried in order; the first one a line has with a usable value is used. */
 export interface JsonlFieldNames {
@@ -336,7 +337,7 @@ export class JsonlLogSource extends LogSourcePort {
   async search(query: LogQuery, signal: AbortSignal): Promise<LogRawResponse> {
     const globs = this.config.topics[query.topic];
     if (!globs) {
-      throw new ToolFailure(
+      throw new ToolFailure<QueryLogsFailureCode>(
         'LOG_TOPIC_NOT_CONFIGURED',
         `No log files are configured for topic ${query.topic}.`,
       );
@@ -366,7 +367,7 @@ export class JsonlLogSource extends LogSourcePort {
           if (event.at < from || event.at > to || !matchesQuery(event, terms)) continue;
           matches.push(event);
           if (matches.length > this.config.maxMatches) {
-            throw new ToolFailure(
+            throw new ToolFailure<QueryLogsFailureCode>(
               'LOG_TOO_MANY_MATCHES',
               `More than ${this.config.maxMatches} log events match; narrow the query or the time window.`,
             );

@@ -4,6 +4,7 @@ import { HarnessToolDefinition, ToolFailure, ToolProjection } from '@app/harness
 import { asRecord } from '../projection/record-fields';
 import { clip, redactText } from '../projection/redaction';
 import type { McpServerConnection } from './mcp-server-connection';
+import type { McpToolFailureCode } from './mcp-evidence-tool.codes';
 
 export interface McpProjectionLimits {
   maxDescriptionChars: number;
@@ -144,7 +145,10 @@ export function mcpEvidenceTool(
     async execute(args, signal) {
       const result = await connection.callTool(tool.name, args, signal);
       if (result.isError)
-        throw new ToolFailure('MCP_TOOL_ERROR', 'The MCP tool reported an error for these arguments.');
+        throw new ToolFailure<McpToolFailureCode>(
+          'MCP_TOOL_ERROR',
+          'The MCP tool reported an error for these arguments.',
+        );
       return { server, tool: tool.name, arguments: args, result };
     },
     project: (raw) => projectMcpResult(raw, limits),

@@ -6,9 +6,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResult, ErrorCode, McpError, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailure } from '@app/harness';
 import type { McpServerConfig } from './mcp-tools.config';
+import type { McpToolFailureCode } from './mcp-evidence-tool.codes';
 
-const unavailable = () => new ToolFailure('MCP_SERVER_UNAVAILABLE', 'The MCP server is unavailable.');
-const timedOut = () => new ToolFailure('MCP_TIMEOUT', 'The MCP server did not answer in time.');
+const unavailable = () =>
+  new ToolFailure<McpToolFailureCode>('MCP_SERVER_UNAVAILABLE', 'The MCP server is unavailable.');
+const timedOut = () =>
+  new ToolFailure<McpToolFailureCode>('MCP_TIMEOUT', 'The MCP server did not answer in time.');
 
 /**
  * One configured MCP server: connects at start-up, answers tool calls under the call's signal and the
@@ -83,9 +86,12 @@ export class McpServerConnection {
       if (signal.aborted) throw signal.reason;
       if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) throw timedOut();
       if (error instanceof McpError && error.code === (ErrorCode.InvalidParams as number))
-        throw new ToolFailure('INVALID_ARGUMENTS', 'The MCP server refused the arguments.');
+        throw new ToolFailure<McpToolFailureCode>(
+          'INVALID_ARGUMENTS',
+          'The MCP server refused the arguments.',
+        );
       if (error instanceof McpError && error.code !== (ErrorCode.ConnectionClosed as number))
-        throw new ToolFailure('MCP_TOOL_FAILED', 'The MCP tool failed.');
+        throw new ToolFailure<McpToolFailureCode>('MCP_TOOL_FAILED', 'The MCP tool failed.');
       this.logger.warn(
         `MCP call failed: the server is unavailable (${error instanceof Error ? error.name : 'error'})`,
       );

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolFailure } from '@app/harness';
 import { clip, redactText } from '../projection/redaction';
 import type { MetricsDataSourceConfig } from './metrics-tools-config';
+import type { QueryMetricsFailureCode } from './query-metrics.codes';
 
 export interface MetricsRequest {
   query: string;
@@ -50,7 +51,7 @@ export interface MetricsRawResponse {
   warnings: string[];
 }
 
-const fail = (code: string, message: string) => new ToolFailure(code, message);
+const fail = (code: QueryMetricsFailureCode, message: string) => new ToolFailure(code, message);
 const timeoutFailure = () => fail('METRICS_TIMEOUT', 'The metrics query did not finish in time; narrow it.');
 const unreachable = () => fail('METRICS_UNREACHABLE', 'The metrics data source is unreachable.');
 
@@ -78,7 +79,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
 }
 
 /** The Prometheus error types as stable Tool ERROR codes; the server's wording only for query errors. */
-function failureOf(errorType: string, error: string): ToolFailure {
+function failureOf(errorType: string, error: string): ToolFailure<QueryMetricsFailureCode> {
   switch (errorType) {
     case 'bad_data':
       return fail(

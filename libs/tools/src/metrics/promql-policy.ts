@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
 import type { LRParser } from '@lezer/lr';
+import type { PromqlRejectionCode } from './query-metrics.codes';
 
 /*
  * The package declares "type": "module" for its typings but ships a CommonJS build, which is what this
@@ -28,8 +29,7 @@ export interface PromqlLimits {
 }
 
 export type PromqlVerdict =
-  | { allowed: true; metrics: string[] }
-  | { allowed: false; code: 'PROMQL_INVALID' | 'PROMQL_NOT_ALLOWED' | 'METRIC_NOT_ALLOWED'; message: string };
+  { allowed: true; metrics: string[] } | { allowed: false; code: PromqlRejectionCode; message: string };
 
 interface Matcher {
   label: string;
@@ -39,7 +39,7 @@ interface Matcher {
 
 class PolicyError extends Error {
   constructor(
-    readonly code: 'PROMQL_INVALID' | 'PROMQL_NOT_ALLOWED' | 'METRIC_NOT_ALLOWED',
+    readonly code: PromqlRejectionCode,
     message: string,
   ) {
     super(message);

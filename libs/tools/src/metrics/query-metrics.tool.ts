@@ -6,6 +6,7 @@ import type { MetricsDataSourceConfig } from './metrics-tools-config';
 import { MetricsRawResponse, queryPrometheus } from './prometheus-client';
 import { checkPromql, MAX_PROMQL_LENGTH } from './promql-policy';
 import type { QueryMetricsConfig } from './query-metrics.config';
+import type { QueryMetricsFailureCode } from './query-metrics.codes';
 
 /** Range queries aim at about this many points per series unless the agent picks a step. */
 const DEFAULT_POINTS = 120;
@@ -111,7 +112,7 @@ export function queryMetricsTool(
         maxLookbackSeconds: limits.maxLookbackMinutes * 60,
         minStepSeconds: limits.minStepSeconds,
       });
-      if (!policy.allowed) throw new ToolFailure(policy.code, policy.message);
+      if (!policy.allowed) throw new ToolFailure<QueryMetricsFailureCode>(policy.code, policy.message);
       const end = now();
       const range = args.type === 'range';
       try {

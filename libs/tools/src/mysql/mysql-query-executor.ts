@@ -12,6 +12,7 @@ import { ToolFailure } from '@app/harness';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import type { MysqlRawResponse } from './mysql-result-projector';
 import { queryMysqlConfig, QueryMysqlConfig } from './query-mysql.config';
+import type { QueryMysqlFailureCode } from './query-mysql.codes';
 
 /** MySQL and MariaDB error numbers of an interrupted or timed-out statement. */
 const INTERRUPTED = new Set([1317, 1969, 3024]);
@@ -215,20 +216,23 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
 
   private failure(error: unknown, killed = false): ToolFailure {
     if (error instanceof SessionNotRestricted) {
-      return new ToolFailure(
+      return new ToolFailure<QueryMysqlFailureCode>(
         'DATASOURCE_UNAVAILABLE',
         'The data source session could not be restricted; nothing was run.',
       );
     }
     const { errno, code } = (error ?? {}) as { errno?: number; code?: string };
     if (killed || (errno !== undefined && INTERRUPTED.has(errno))) {
-      return new ToolFailure(
+      return new ToolFailure<QueryMysqlFailureCode>(
         'QUERY_TIMEOUT',
         'The query ran past its time limit and was stopped; narrow it.',
       );
     }
     if (code && UNAVAILABLE_CODES.has(code))
-      return new ToolFailure('DATASOURCE_UNAVAILABLE', 'The data source is unavailable.');
-    return new ToolFailure('QUERY_FAILED', 'The query failed on the data source.');
+      return new ToolFailure<QueryMysqlFailureCode>(
+        'DATASOURCE_UNAVAILABLE',
+        'The data source is unavailable.',
+      );
+    return new ToolFailure<QueryMysqlFailureCode>('QUERY_FAILED', 'The query failed on the data source.');
   }
 }

@@ -7,6 +7,7 @@ import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import { checkSql, MAX_SQL_LENGTH } from './sql-policy';
 import type { QueryMysqlConfig } from './query-mysql.config';
+import type { QueryMysqlFailureCode } from './query-mysql.codes';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -70,13 +71,13 @@ export function queryMysqlTool(
     async execute(args, signal) {
       const source = byId.get(args.data_source);
       if (!source) {
-        throw new ToolFailure(
+        throw new ToolFailure<QueryMysqlFailureCode>(
           'UNKNOWN_DATA_SOURCE',
           `Unknown data_source; use one of: ${[...byId.keys()].join(', ')}.`,
         );
       }
       const policy = checkSql(args.sql, args.params.length, source, limits.maxRows);
-      if (!policy.allowed) throw new ToolFailure(policy.code, policy.message);
+      if (!policy.allowed) throw new ToolFailure<QueryMysqlFailureCode>(policy.code, policy.message);
       return executor.run(source, policy.normalizedSql, args.params, signal);
     },
     project: (raw) => projectMysqlResult(raw, limits),

@@ -1,0 +1,276 @@
+import { draftJson, SUPPORTED, UNSUPPORTED } from '../../../test/support/diagnosis-scripts';
+import type { StubReply } from '../../../test/support/stub-llm/stub-script';
+import { chatKit, KNOWLEDGE_DOC, recordingStream } from '../../../test/support/unit-chat';
+import { agentTurnsOnFakeLogs } from '../../../test/support/unit-diagnosis';
+import { SYSTEM_CHAT_CAPABILITIES, UnknownSession } from './chat-application.use-case';
+import type { ChatEvent } from './sse/chat-events';
+
+const KEY = 'a'.repeat(64);
+const GROUNDED = draftJson({ cite: ['call_logs_1'] });
+const route = (intent: string): StubReply[] => [{ content: intent }];
+const knowledgeReply = {
+  content: JSON.stringify({
+    answer: 'Find the connection leak before raising maximumPoolSize.',
+    references: ['doc-1'],
+  }),
+};
+
+async function chat(
+  roles: Record<string, StubReply[]>,
+  options: Parameters<typeof chatKit>[1] & {
+    finish?: 'STORED' | 'NOT_RUNNING' | 'FAILS';
+    sessionId?: string;
+    prepare?: (kit: ReturnType<typeof chatKit>) => void;
+    clientSignal?: AbortSignal;
+  } = {},
+) {
+  const kit = chatKit(roles, options);
+  kit.journal.finishAnswer = options.finish ?? 'STORED';
+  options.prepare?.(kit);
+  const { stream, events } = recordingStream();
+  await kit.useCase.handle(
+    { query: 'order-123 payment times out', ownerKeyDigest: KEY, sessionId: options.sessionId },
+    stream,
+    options.clientSignal ?? new AbortController().signal,
+  );
+  return { kit, events, finished: kit.journal.finished };
+}
+
+const shape = (events: ChatEvent[]) =>
+  events.map((event) =>
+    event.event === 'content'
+      ? `content:${event.data.content_type}`
+      : event.event === 'failure'
+        ? `failure:${event.data.code}`
+        : event.event === 'done'
+          ? `done:${event.data.outcome}`
+          : event.event,
+  );
+const terminalOf = (events: ChatEvent[]) => shape(events).filter((name) => name !== 'status');
+
+/** Every way a run ends: what MySQL stores and what the client hears, in order. */
+const CASES: {
+  name: string;
+  roles: Record<string, StubReply[]>;
+  knowledge?: (typeof KNOWLEDGE_DOC)[] | 'FAILS';
+  harnessEnv?: Record<string, string>;
+  terminal: Record<string, unknown>;
+  events: string[];
+}[] = [
+  {
+    name: 'SYSTEM_CHAT answered',
+    roles: {
+      'intent-router': route('SYSTEM_CHAT'),
+      'system-chat': [{ content: 'Hello, I diagnose faults.' }],
+    },
+    terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
+    events: ['metadata', 'content:SYSTEM_ANSWER', 'done:SUCCESS'],
+  },
+  {
+    name: 'SYSTEM_CHAT provider down',
+    roles: { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ error: 500 }] },
+    terminal: { status: 'FAILED', errorCode: 'MODEL_UNAVAILABLE' },
+    events: ['metadata', 'failure:MODEL_UNAVAILABLE', 'done:FAILED'],
+  },
+  {
+    name: 'KNOWLEDGE_QUERY supported',
+    roles: {
+      'intent-router': route('KNOWLEDGE_QUERY'),
+      'knowledge-answer': [knowledgeReply],
+      'knowledge-guard': [SUPPORTED],
+    },
+    knowledge: [KNOWLEDGE_DOC],
+    terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
+    events: ['metadata', 'content:KNOWLEDGE_ANSWER', 'done:SUCCESS'],
+  },
+  {
+    name: 'KNOWLEDGE_QUERY refused by the reviewer',
+    roles: {
+      'intent-router': route('KNOWLEDGE_QUERY'),
+      'knowledge-answer': [knowledgeReply],
+      'knowledge-guard': [UNSUPPORTED],
+    },
+    knowledge: [KNOWLEDGE_DOC],
+    terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: 'KNOWLEDGE_UNSUPPORTED' },
+    events: ['metadata', 'content:KNOWLEDGE_ANSWER', 'done:FALLBACK'],
+  },
+  {
+    name: 'KNOWLEDGE_QUERY with nothing found',
+    roles: { 'intent-router': route('KNOWLEDGE_QUERY') },
+    knowledge: [],
+    terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
+    events: ['metadata', 'content:KNOWLEDGE_ANSWER', 'done:SUCCESS'],
+  },
+  {
+    name: 'KNOWLEDGE_QUERY whose lookup fails',
+    roles: { 'intent-router': route('KNOWLEDGE_QUERY') },
+    knowledge: 'FAILS',
+    terminal: { status: 'FAILED', errorCode: 'KNOWLEDGE_UNAVAILABLE' },
+    events: ['metadata', 'failure:KNOWLEDGE_UNAVAILABLE', 'done:FAILED'],
+  },
+  {
+    name: 'DIAGNOSIS released',
+    roles: {
+      'intent-router': route('DIAGNOSIS'),
+      'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED),
+      'semantic-guard': [SUPPORTED],
+    },
+    terminal: {
+      status: 'SUCCESS',
+      releaseOutcome: 'SUCCESS',
+      conclusion: expect.stringContaining('HikariCP'),
+    },
+    events: ['metadata', 'content:DIAGNOSIS_REPORT', 'done:SUCCESS'],
+  },
+  {
+    name: 'DIAGNOSIS fallback',
+    roles: {
+      'intent-router': route('DIAGNOSIS'),
+      'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED),
+      'semantic-guard': [UNSUPPORTED],
+    },
+    terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: 'SEMANTIC_UNSUPPORTED' },
+    events: ['metadata', 'content:FALLBACK', 'done:FALLBACK'],
+  },
+  {
+    name: 'DIAGNOSIS agent provider down',
+    roles: { 'intent-router': route('DIAGNOSIS'), 'diagnosis-agent': [{ error: 502 }] },
+    terminal: { status: 'FAILED', errorCode: 'MODEL_UNAVAILABLE' },
+    events: ['metadata', 'failure:MODEL_UNAVAILABLE', 'done:FAILED'],
+  },
+  {
+    name: 'DIAGNOSIS agent over its model-call budget',
+    roles: {
+      'intent-router': route('DIAGNOSIS'),
+      'diagnosis-agent': Array.from({ length: 4 }, (_, i) => ({
+        content: '',
+        tool_calls: [{ id: `call_${i}`, name: 'query_logs', arguments: { query: 'x', count: 1 } }],
+      })),
+    },
+    harnessEnv: {
+      HARNESS_AGENT_MAX_MODEL_CALLS: '2',
+      HARNESS_AGENT_MAX_CALLS_PER_TOOL: '2',
+      HARNESS_AGENT_MAX_TOOL_CALLS: '2',
+    },
+    terminal: { status: 'FAILED', errorCode: 'BUDGET_MODEL_CALLS' },
+    events: ['metadata', 'failure:BUDGET_EXHAUSTED', 'done:FAILED'],
+  },
+  {
+    name: 'a router that never names an intent',
+    roles: { 'intent-router': [{ content: 'maybe' }, { content: 'perhaps' }] },
+    terminal: { status: 'FAILED', errorCode: 'ROUTING_UNAVAILABLE' },
+    events: ['metadata', 'failure:ROUTING_UNAVAILABLE', 'done:FAILED'],
+  },
+  {
+    name: 'the run deadline during routing',
+    roles: { 'intent-router': [{ content: 'DIAGNOSIS', delay_ms: 10_000 }] },
+    harnessEnv: { HARNESS_RUN_TIMEOUT_MS: '1000', HARNESS_GUARD_TIME_RESERVE_MS: '100' },
+    terminal: { status: 'FAILED', errorCode: 'RUN_TIMEOUT' },
+    events: ['metadata', 'failure:RUN_TIMEOUT', 'done:FAILED'],
+  },
+];
+
+describe('ChatApplicationUseCase: release, fallback or failure', () => {
+  it.each(CASES)('$name → $terminal.status', async (c) => {
+    const { events, finished, kit } = await chat(c.roles, {
+      knowledge: c.knowledge,
+      harnessEnv: c.harnessEnv,
+    });
+    expect(finished).toMatchObject(c.terminal);
+    expect(terminalOf(events)).toEqual(c.events);
+    // metadata first, status events only between it and the answer, done last.
+    expect(shape(events)[0]).toBe('metadata');
+    expect(shape(events)[1]).toBe('status');
+    expect(kit.runs.released).toEqual([kit.runs.started[0].runId]);
+  });
+
+  it('the client hears the answer only once the terminal state is stored', async () => {
+    let heardBeforeStored = false;
+    const kit = chatKit({ 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] });
+    const { stream, events } = recordingStream();
+    const finish = kit.journal.finish.bind(kit.journal);
+    kit.journal.finish = (...args) => {
+      heardBeforeStored = events.some((event) => event.event === 'content');
+      return finish(...args);
+    };
+    await kit.useCase.handle({ query: 'hi', ownerKeyDigest: KEY }, stream, new AbortController().signal);
+    expect(heardBeforeStored).toBe(false);
+    expect(terminalOf(events)).toEqual(['metadata', 'content:SYSTEM_ANSWER', 'done:SUCCESS']);
+  });
+
+  it.each(['FAILS', 'NOT_RUNNING'] as const)(
+    'a terminal write that %s is announced as INTERNAL_ERROR, never as the answer',
+    async (finish) => {
+      const { events } = await chat(
+        { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] },
+        { finish },
+      );
+      expect(terminalOf(events)).toEqual(['metadata', 'failure:INTERNAL_ERROR', 'done:FAILED']);
+    },
+  );
+
+  it('an unexpected error is INTERNAL_ERROR with a fixed message', async () => {
+    const { events, finished, kit } = await chat(
+      { 'intent-router': route('SYSTEM_CHAT') },
+      {
+        prepare: (k) => {
+          k.runs.owners.set('s-1', KEY);
+          k.runs.readsFail = true;
+        },
+        sessionId: 's-1',
+      },
+    );
+    expect(finished).toMatchObject({ status: 'FAILED', errorCode: 'INTERNAL_ERROR' });
+    const failure = events.find((event) => event.event === 'failure');
+    expect(failure?.data).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('internal error'),
+    });
+    expect(JSON.stringify(events)).not.toContain('database down');
+    expect(kit.runs.released).toHaveLength(1);
+  });
+
+  it('a client that leaves gets nothing more; the run is stored CANCELLED', async () => {
+    const client = new AbortController();
+    const { events, finished } = await chat(
+      { 'intent-router': [{ content: 'DIAGNOSIS', delay_ms: 10_000 }] },
+      {
+        clientSignal: client.signal,
+        prepare: () => setTimeout(() => client.abort(), 30),
+      },
+    );
+    expect(finished).toMatchObject({
+      status: 'CANCELLED',
+      releaseOutcome: 'CANCELLED',
+      errorCode: 'CLIENT_DISCONNECTED',
+    });
+    expect(terminalOf(events)).toEqual(['metadata']);
+  });
+
+  it('SYSTEM_CHAT text that fails the release checks becomes the fixed capabilities text', async () => {
+    const { events } = await chat({
+      'intent-router': route('SYSTEM_CHAT'),
+      'system-chat': [{ content: 'Run `rm -rf /` or visit https://evil.example.com' }],
+    });
+    const content = events.find((event) => event.event === 'content');
+    expect(content?.data).toEqual({
+      content_type: 'SYSTEM_ANSWER',
+      payload: { answer: SYSTEM_CHAT_CAPABILITIES },
+    });
+  });
+
+  it('a session of another key is UnknownSession, before any run or event', async () => {
+    const kit = chatKit({});
+    kit.runs.owners.set('s-other', 'b'.repeat(64));
+    const { stream, events } = recordingStream();
+    await expect(
+      kit.useCase.handle(
+        { query: 'q', ownerKeyDigest: KEY, sessionId: 's-other' },
+        stream,
+        new AbortController().signal,
+      ),
+    ).rejects.toBeInstanceOf(UnknownSession);
+    expect(kit.runs.started).toHaveLength(0);
+    expect(events).toHaveLength(0);
+  });
+});

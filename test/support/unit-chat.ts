@@ -1,0 +1,148 @@
+import {
+  AnyHarnessTool,
+  HarnessConfig,
+  HarnessRetryExecutor,
+  RunContextFactory,
+  ToolFailure,
+} from '@app/harness';
+import { EvidenceTools } from '@app/tools';
+import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
+import { z } from 'zod';
+import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
+import { IntentRouter } from '../../libs/chat/src/routing/intent-router';
+import type { ChatEvent } from '../../libs/chat/src/sse/chat-events';
+import { ChatEventStream } from '../../libs/chat/src/sse/chat-events';
+import type { StubReply } from './stub-llm/stub-script';
+import { diagnosisKit, DiagnosisKit } from './unit-diagnosis';
+import { MemoryJournalStore } from './unit-harness';
+
+/** The chat_session / diagnosis_run rows in memory, as far as the use case reads them. */
+export class MemoryRunRepository extends RunRepository {
+  readonly started: { sessionId: string; runId: string; query: string; ownerKeyDigest: string }[] = [];
+  readonly released: string[] = [];
+  readonly owners = new Map<string, string>();
+  previousRuns: DiagnosisRun[] = [];
+  /** Makes every read fail, as a MySQL outage would. */
+  readsFail = false;
+  startFails = false;
+
+  constructor() {
+    super(null as never, null as never, null as never, null as never, null as never);
+  }
+
+  override startRun(run: { sessionId: string; runId: string; query: string; ownerKeyDigest: string }) {
+    if (this.startFails) return Promise.reject(new Error('database down'));
+    this.started.push(run);
+    this.owners.set(run.sessionId, run.ownerKeyDigest);
+    return Promise.resolve();
+  }
+
+  override releaseRun(runId: string): void {
+    this.released.push(runId);
+  }
+
+  override findOwnedSession(sessionId: string, ownerKeyDigest: string) {
+    const owned = this.owners.get(sessionId) === ownerKeyDigest;
+    return Promise.resolve(
+      owned ? ({ sessionId } as Awaited<ReturnType<RunRepository['findOwnedSession']>>) : null,
+    );
+  }
+
+  override findLatestRunBefore() {
+    if (this.readsFail) return Promise.reject(new Error('database down'));
+    return Promise.resolve(this.previousRuns[0] ?? null);
+  }
+
+  override findPreviousCompletedRun() {
+    if (this.readsFail) return Promise.reject(new Error('database down'));
+    return Promise.resolve(this.previousRuns[0] ?? null);
+  }
+}
+
+/** Journals that write into one MemoryJournalStore, as RunJournalRepository writes into MySQL. */
+export class MemoryJournalRepository extends RunJournalRepository {
+  constructor(private readonly store: MemoryJournalStore) {
+    super(null as never, null as never);
+  }
+
+  override open(runId: string): RunJournal {
+    return new RunJournal(runId, this.store);
+  }
+}
+
+/** A retrieved knowledge base document, as lookup_knowledge projects it. */
+export const KNOWLEDGE_DOC = {
+  document_id: 'doc-1',
+  title: 'HikariCP runbook',
+  source: 'runbooks/hikari.md',
+  breadcrumb: 'Runbooks > DB',
+  excerpt: 'Find the connection leak before raising maximumPoolSize.',
+};
+
+/** lookup_knowledge without a search backend: `docs` are its hits, or it fails like an unreachable backend. */
+export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): AnyHarnessTool {
+  const tool = {
+    name: 'lookup_knowledge',
+    description: 'Fake knowledge search for tests.',
+    schema: z.object({ query: z.string().min(1) }),
+    readOnly: true as const,
+    countedList: 'evidence',
+    execute: () =>
+      docs === 'FAILS'
+        ? Promise.reject(
+            new ToolFailure('KNOWLEDGE_BACKEND_UNAVAILABLE', 'The knowledge base is unavailable.'),
+          )
+        : Promise.resolve(docs),
+    project: (raw: typeof docs) => ({
+      evidenceStatus: (raw as unknown[]).length > 0 ? ('EVIDENCE_FOUND' as const) : ('NO_EVIDENCE' as const),
+      result: { evidence: raw },
+      truncated: false,
+    }),
+    summarizeArgs: () => ({}),
+    label: 'knowledge base',
+    evidenceOf: () => ({ source_type: 'KNOWLEDGE', source: 'knowledge base', scope: '', values: [] }),
+  };
+  return tool as unknown as AnyHarnessTool;
+}
+
+export interface ChatKit extends DiagnosisKit {
+  runs: MemoryRunRepository;
+  useCase: ChatApplicationUseCase;
+}
+
+/**
+ * ChatApplicationUseCase as the service wires it, over the diagnosis kit: the real router, gateway,
+ * boundary, pipeline and knowledge guard; memory for MySQL and Redis; the fake chat model for the LLM.
+ */
+export function chatKit(
+  roles: Record<string, StubReply[]>,
+  options: {
+    harnessEnv?: Record<string, string>;
+    knowledge?: (typeof KNOWLEDGE_DOC)[] | 'FAILS';
+  } = {},
+): ChatKit {
+  const journal = new MemoryJournalStore();
+  const kit = diagnosisKit(roles, { harnessEnv: options.harnessEnv, journal });
+  const runs = new MemoryRunRepository();
+  const contexts = new RunContextFactory(kit.config, new MemoryJournalRepository(journal));
+  const router = new IntentRouter(kit.gateway, new HarnessRetryExecutor());
+  const tools = { lookupKnowledge: fakeKnowledgeTool(options.knowledge ?? []) } as unknown as EvidenceTools;
+  const useCase = new ChatApplicationUseCase(
+    runs,
+    contexts,
+    router,
+    kit.gateway,
+    kit.boundary,
+    tools,
+    kit.pipeline,
+    kit.knowledgeGuard,
+    kit.config as HarnessConfig,
+  );
+  return { ...kit, runs, useCase };
+}
+
+/** A chat stream that keeps what it would have sent. */
+export function recordingStream(): { stream: ChatEventStream; events: ChatEvent[] } {
+  const events: ChatEvent[] = [];
+  return { stream: new ChatEventStream((event) => events.push(event)), events };
+}
