@@ -11,15 +11,20 @@ const LIB_IMPORT_PATTERNS = [
   },
 ];
 
-/** Each lib and the libs it may import: only those below it in the graph. */
+/**
+ * Each lib and the libs it may import: only those below it in the graph. `contracts` (the wire contract,
+ * types and code lists only) is the ground under everything, the web UI included.
+ */
 const LIBS_BELOW = {
-  config: [],
-  auth: ['config'],
-  trace: ['auth', 'config'],
-  harness: ['trace', 'auth', 'config'],
-  tools: ['harness', 'trace', 'auth', 'config'],
-  guards: ['harness', 'trace', 'auth', 'config'],
-  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config'],
+  contracts: [],
+  config: ['contracts'],
+  auth: ['config', 'contracts'],
+  // The schema's migrations live at the repository root (migrations/), owned by trace alone.
+  trace: ['auth', 'config', 'contracts', 'migrations'],
+  harness: ['trace', 'auth', 'config', 'contracts'],
+  tools: ['harness', 'trace', 'auth', 'config', 'contracts'],
+  guards: ['harness', 'trace', 'auth', 'config', 'contracts'],
+  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -48,8 +53,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config. A lib may
-  // import only the libs below it (tools and guards are peers and do not import each other).
+  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
+  // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   ...Object.entries(LIBS_BELOW).map(([lib, below]) => ({
     files: [`libs/${lib}/**/*.ts`],
     rules: {
@@ -69,6 +74,24 @@ export default tseslint.config(
       ],
     },
   })),
+  {
+    // The web UI is an HTTP client: of the server's code it shares only the wire contract.
+    files: ['apps/web/**/*.ts', 'apps/web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...LIB_IMPORT_PATTERNS,
+            {
+              group: ['@app/*', '!@app/contracts'],
+              message: 'apps/web may import only @app/contracts: the UI talks to the server over HTTP.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Tests may reach into the app's composition root to boot it.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -1,6 +1,7 @@
 /** Two projects: fast unit specs beside the code, and e2e tests against real MariaDB, Redis and the stub LLM. */
 const moduleNameMapper = {
-  '^@app/(config|auth|trace|harness|tools|guards|chat)$': '<rootDir>/libs/$1/src',
+  '^@app/(contracts|config|auth|trace|harness|tools|guards|chat)$': '<rootDir>/libs/$1/src',
+  '^@app/migrations$': '<rootDir>/migrations',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],

@@ -8,6 +8,8 @@ export default defineConfig({
   root: here('.'),
   base: '/',
   publicDir: false,
+  // The wire contract shared with the server (libs/contracts): types and code lists, bundled like any source.
+  resolve: { alias: { '@app/contracts': here('../../libs/contracts/src/index.ts') } },
   build: {
     outDir: here('../../dist/web'),
     emptyOutDir: true,

@@ -3,7 +3,7 @@ import { EvidenceGuard, KnowledgeGuard, SemanticGuard } from '@app/guards';
 import { BudgetAudit } from '../../libs/harness/src/run/budget-audit';
 import { DiagnosisAgent } from '../../libs/chat/src/diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from '../../libs/chat/src/diagnosis/diagnosis-pipeline';
-import type { StatusCode } from '../../libs/chat/src/sse/chat-events';
+import type { StatusCode } from '@app/contracts';
 import { FakeChatModel } from './fake-chat-model';
 import { fakeLogTool } from './fake-tools';
 import type { StubReply } from './stub-llm/stub-script';

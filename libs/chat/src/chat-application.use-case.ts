@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
+import type { FailureCode } from '@app/contracts';
 import {
   ErrorOutcome,
   errorOutcome,
@@ -24,7 +25,7 @@ import {
 import { DiagnosisPipeline, throwIfCancelled } from './diagnosis/diagnosis-pipeline';
 import { previousTurnOf } from './diagnosis/previous-turn';
 import { IntentRouter } from './routing/intent-router';
-import { ChatEventStream, FailureCode } from './sse/chat-events';
+import { ChatEventStream } from './sse/chat-events';
 
 export interface ChatRequest {
   sessionId?: string;

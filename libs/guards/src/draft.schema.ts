@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ANALYSIS_KINDS } from '@app/contracts';
 import { parseJsonAnswer } from '@app/harness';
 
 const id = z.string().trim().min(1).max(64);
@@ -11,7 +12,7 @@ export const draftSchema = z.strictObject({
     .array(
       z.strictObject({
         analysis_id: id,
-        kind: z.enum(['NORMAL', 'NEGATIVE_OBSERVATION']),
+        kind: z.enum(ANALYSIS_KINDS),
         text,
         tool_call_ids: z.array(z.string().max(128)),
       }),

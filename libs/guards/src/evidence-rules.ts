@@ -1,3 +1,4 @@
+import type { AnalysisKind } from '@app/contracts';
 import type { AgentResult, CanonicalInvocation } from '@app/harness';
 import type { Draft } from './draft.schema';
 import { EvidenceLookup, VerifiedEvidence, verifiedEvidenceOf } from './verified-evidence';
@@ -5,7 +6,7 @@ import { EvidenceLookup, VerifiedEvidence, verifiedEvidenceOf } from './verified
 export interface AnalysisEvidence {
   analysis_id: string;
   analysis_text: string;
-  kind: 'NORMAL' | 'NEGATIVE_OBSERVATION';
+  kind: AnalysisKind;
   verified_evidence: VerifiedEvidence[];
 }
 

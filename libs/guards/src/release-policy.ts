@@ -1,45 +1,10 @@
+import type { DiagnosisReport, Fallback, FallbackType, Reference } from '@app/contracts';
 import type { PublishedResult } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 import { isMockEvidence, VerifiedEvidence } from './verified-evidence';
 
-export const FALLBACK_TYPES = [
-  'EVIDENCE_VALIDATION_FAILED',
-  'SEMANTIC_UNSUPPORTED',
-  'SEMANTIC_UNAVAILABLE',
-  'KNOWLEDGE_UNVERIFIED',
-] as const;
-export type FallbackType = (typeof FALLBACK_TYPES)[number];
-
-export interface Reference extends Omit<VerifiedEvidence, 'evidence_status'> {
-  reference_id: number;
-  evidence_status: VerifiedEvidence['evidence_status'];
-}
-
-/** The released report: the agent's semantic content unchanged, citations expanded to references. */
-export interface DiagnosisReport {
-  conclusion: Draft['conclusion'];
-  analysis: {
-    analysis_id: string;
-    kind: 'NORMAL' | 'NEGATIVE_OBSERVATION';
-    text: string;
-    reference_ids: number[];
-  }[];
-  action_plan: Draft['action_plan'];
-  recommendations: Draft['recommendations'];
-  limitations: Draft['limitations'];
-  references: Reference[];
-}
-
-/** The fixed safe fallback: built from a template, never by an LLM, never with draft text. */
-export interface Fallback {
-  type: FallbackType;
-  conclusion: null;
-  message: string;
-  verified_sources: { source_type: string; source: string; scope: string }[];
-  limitations: string[];
-  next_steps: string[];
-}
+export type { DiagnosisReport, Fallback, FallbackType, Reference };
 
 const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string }> = {
   EVIDENCE_VALIDATION_FAILED: {

@@ -1,8 +1,9 @@
+import type { ReferenceEvidenceStatus } from '@app/contracts';
 import type { AgentResult, AnyHarnessTool, CanonicalInvocation, EvidenceView } from '@app/harness';
 
 /** One verified tool result as the guards and the report see it: source, scope and exact values, no ids. */
 export interface VerifiedEvidence extends EvidenceView {
-  evidence_status: 'EVIDENCE_FOUND' | 'NO_EVIDENCE';
+  evidence_status: ReferenceEvidenceStatus;
   truncated: boolean;
 }
 

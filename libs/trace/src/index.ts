@@ -20,8 +20,6 @@ export type {
 export { RunJournalRepository } from './repositories/run-journal.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
 export type { KnowledgeDocument } from './repositories/knowledge.repository';
-export { DOCUMENT_STATUSES } from './entities/knowledge-document.entity';
-export type { DocumentStatus } from './entities/knowledge-document.entity';
 export { traceConfig } from './config/trace.config';
 export { describePurge, PURGED_TABLES, RetentionService } from './retention/retention.service';
 export type { PurgedTable, PurgeResult } from './retention/retention.service';

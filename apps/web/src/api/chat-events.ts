@@ -1,4 +1,4 @@
-import type { ChatEvent } from './contracts';
+import type { ChatEvent } from '@app/contracts';
 import type { SseFrame } from './sse-parser';
 
 const EVENT_NAMES: ReadonlySet<string> = new Set(['metadata', 'status', 'content', 'failure', 'done']);

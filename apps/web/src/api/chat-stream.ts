@@ -1,6 +1,6 @@
 import { ApiError, send } from './api-client';
 import { decodeChatEvent } from './chat-events';
-import type { ChatEvent } from './contracts';
+import type { ChatEvent } from '@app/contracts';
 import { SseParser } from './sse-parser';
 
 export interface ChatRequest {

@@ -1,4 +1,4 @@
-import type { DocumentStatus } from './contracts';
+import type { DocumentStatus } from '@app/contracts';
 
 const part = encodeURIComponent;
 

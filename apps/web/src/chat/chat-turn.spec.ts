@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../api/contracts';
+import type { ChatEvent } from '@app/contracts';
 import { applyChatEvent, ChatTurn, endTurn, startTurn, STREAM_CUT_MESSAGE } from './chat-turn';
 
 const REPORT = {

@@ -1,4 +1,4 @@
-import type { ChatContent, ChatEvent, DoneOutcome, FailureCode, StatusCode } from '../api/contracts';
+import type { ChatContent, ChatEvent, DoneOutcome, FailureCode, StatusCode } from '@app/contracts';
 
 /**
  * SENDING until the stream opens, STREAMING until `done`; then COMPLETE. STOPPED when the user

@@ -1,4 +1,4 @@
-import type { DiagnosisReport } from '../api/contracts';
+import type { DiagnosisReport } from '@app/contracts';
 import { referenceAnchor, ReferenceList } from './reference-list';
 import { usesMockData } from './reference-excerpts';
 

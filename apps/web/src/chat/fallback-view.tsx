@@ -1,4 +1,4 @@
-import type { Fallback } from '../api/contracts';
+import type { Fallback } from '@app/contracts';
 import { FALLBACK_LABELS } from './labels';
 
 /** The fixed safe answer when no report could be verified: never mistaken for a diagnosis. */

@@ -1,4 +1,4 @@
-import type { KnowledgeAnswer } from '../api/contracts';
+import type { KnowledgeAnswer } from '@app/contracts';
 
 /** An answer from the knowledge base, with only the documents it was given as references. */
 export function KnowledgeAnswerView({ answer }: { answer: KnowledgeAnswer }) {

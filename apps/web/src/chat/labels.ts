@@ -1,4 +1,4 @@
-import type { FailureCode, Fallback, StatusCode } from '../api/contracts';
+import type { FailureCode, Fallback, StatusCode } from '@app/contracts';
 
 export const STATUS_LABELS: Record<StatusCode, string> = {
   ROUTING: 'Understanding the request',

@@ -1,5 +1,5 @@
 import { formatDuration } from '../format';
-import type { StatusCode } from '../api/contracts';
+import type { StatusCode } from '@app/contracts';
 import type { ProgressStep } from './chat-turn';
 import { STATUS_LABELS } from './labels';
 

@@ -1,4 +1,4 @@
-import type { Reference } from '../api/contracts';
+import type { Reference } from '@app/contracts';
 import { excerptsOf, usesMockData } from './reference-excerpts';
 
 const reference = (source_type: Reference['source_type'], values: unknown, source = 'src'): Reference => ({

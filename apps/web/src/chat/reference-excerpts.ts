@@ -1,4 +1,4 @@
-import type { Reference } from '../api/contracts';
+import type { Reference } from '@app/contracts';
 
 /** What a reference shows under its heading: the exact evidence the report was verified against. */
 export type ReferenceExcerpt =

@@ -1,4 +1,4 @@
-import type { Reference } from '../api/contracts';
+import type { Reference } from '@app/contracts';
 import { TableScroll } from '../ui/feedback';
 import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
 

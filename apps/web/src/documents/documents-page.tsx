@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiRequest } from '../api/api-client';
-import type { DocumentStatus, KnowledgeDocument } from '../api/contracts';
+import type { DocumentStatus, KnowledgeDocumentView } from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatBytes, formatTime } from '../format';
@@ -19,7 +19,7 @@ function UploadForm({
   onUploaded,
 }: {
   apiKey: string;
-  onUploaded: (document: KnowledgeDocument) => void;
+  onUploaded: (document: KnowledgeDocumentView) => void;
 }) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
@@ -32,7 +32,7 @@ function UploadForm({
       for (const name of ['category', 'fault_source']) {
         if (!String(body.get(name) ?? '').trim()) body.delete(name);
       }
-      const document = await apiRequest<KnowledgeDocument>(paths.upload, {
+      const document = await apiRequest<KnowledgeDocumentView>(paths.upload, {
         method: 'POST',
         apiKey,
         body,
@@ -97,7 +97,7 @@ function DeleteButton({
   apiKey,
   onDeleted,
 }: {
-  document: KnowledgeDocument;
+  document: KnowledgeDocumentView;
   apiKey: string;
   onDeleted: () => void;
 }) {
@@ -147,7 +147,7 @@ function DeleteButton({
 /** The knowledge base the agent searches: upload runbooks, list them by indexing status, delete them. */
 export function DocumentsPage({ apiKey }: { apiKey: string }) {
   const [status, setStatus] = useState<DocumentStatus>('INDEXED');
-  const [documents, reload] = useResource<KnowledgeDocument[]>(
+  const [documents, reload] = useResource<KnowledgeDocumentView[]>(
     (signal) => apiRequest(paths.documentsByStatus(status), { apiKey, signal }),
     [status, apiKey],
   );

@@ -1,4 +1,4 @@
-import type { RunTrace } from '../api/contracts';
+import type { RunTrace } from '@app/contracts';
 import { offsetMs, shownDurationMs } from './run-timing';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 11, 3, 4, 0, 0, ms)).toISOString();

@@ -1,4 +1,4 @@
-import type { RunTrace } from '../api/contracts';
+import type { RunTrace } from '@app/contracts';
 
 /** Milliseconds from the run's start to `iso`: the timeline's offsets. */
 export function offsetMs(trace: Pick<RunTrace, 'run'>, iso: string): number {

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { apiRequest } from '../api/api-client';
-import type { RunReasoning, RunTrace } from '../api/contracts';
+import type { RunReasoning, RunTrace } from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatBytes, formatDuration, formatTime, prettyJson } from '../format';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { apiRequest } from '../api/api-client';
-import type { SessionList } from '../api/contracts';
+import type { SessionList } from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatTime } from '../format';

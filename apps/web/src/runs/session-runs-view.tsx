@@ -1,5 +1,5 @@
 import { apiRequest } from '../api/api-client';
-import type { SessionRuns } from '../api/contracts';
+import type { SessionRuns } from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatDuration, formatTime } from '../format';

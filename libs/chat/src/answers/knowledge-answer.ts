@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { KnowledgeAnswer, RetrievedDocument } from '@app/contracts';
 import { parseJsonAnswer } from '@app/harness';
 
 const answerSchema = z.object({
@@ -7,18 +8,10 @@ const answerSchema = z.object({
   limitations: z.string().max(2000).default(''),
 });
 
-export interface RetrievedDocument {
-  document_id: string;
-  title: string;
-  source: string;
-  breadcrumb: string;
-  excerpt: string;
-}
+export type { KnowledgeAnswer, RetrievedDocument };
 
-export interface KnowledgeAnswer {
-  answer: string;
-  references: RetrievedDocument[];
-  limitations: string;
+/** The checked answer; `found` decides the review and the journal, and is not part of the wire payload. */
+export interface CheckedKnowledgeAnswer extends KnowledgeAnswer {
   found: boolean;
 }
 
@@ -26,7 +19,7 @@ export const NOT_FOUND_ANSWER =
   '知识库中没有找到可以回答该问题的内容 / Nothing in the knowledge base answers this question.';
 
 /** The fixed answer when the lookup found nothing, or the answer cites none of what it found. */
-export function notFoundKnowledgeAnswer(): KnowledgeAnswer {
+export function notFoundKnowledgeAnswer(): CheckedKnowledgeAnswer {
   return {
     answer: NOT_FOUND_ANSWER,
     references: [],
@@ -43,7 +36,7 @@ export function notFoundKnowledgeAnswer(): KnowledgeAnswer {
 export function checkKnowledgeAnswer(
   modelText: string,
   retrieved: RetrievedDocument[],
-): KnowledgeAnswer | null {
+): CheckedKnowledgeAnswer | null {
   const result = answerSchema.safeParse(parseJsonAnswer(modelText));
   if (!result.success) return null;
   const parsed = result.data;

@@ -21,14 +21,18 @@ describe('ChatEventStream', () => {
     s.metadata('s1', 'r1');
     s.failure('ROUTING_UNAVAILABLE', 'try later');
     s.failure('INTERNAL_ERROR', 'again');
-    expect(() => s.content('FALLBACK', {}, 'FALLBACK')).toThrow('content is not allowed after DONE');
+    expect(() => s.content('SYSTEM_ANSWER', { answer: 'late' }, 'SUCCESS')).toThrow(
+      'content is not allowed after DONE',
+    );
     expect(events.map((e) => e.event)).toEqual(['metadata', 'failure', 'done']);
     expect(events.at(-1)).toEqual({ event: 'done', data: { outcome: 'FAILED' } });
   });
 
   it('refuses anything before metadata and a second metadata', () => {
     const { stream: s } = stream();
-    expect(() => s.content('SYSTEM_ANSWER', {}, 'SUCCESS')).toThrow('content is not allowed after NEW');
+    expect(() => s.content('SYSTEM_ANSWER', { answer: 'early' }, 'SUCCESS')).toThrow(
+      'content is not allowed after NEW',
+    );
     s.metadata('s', 'r');
     expect(() => s.metadata('s', 'r')).toThrow('metadata is not allowed after OPEN');
   });

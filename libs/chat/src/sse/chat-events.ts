@@ -1,40 +1,14 @@
-/** The fixed, documented status codes of the chat stream (docs/architecture.md "SSE"). */
-export const STATUS_CODES = [
-  'ROUTING',
-  'ANSWERING',
-  'KNOWLEDGE_SEARCHING',
-  'PLANNING',
-  'DIAGNOSIS_PLAN',
-  'TOOL_RUNNING',
-  'TOOL_DONE',
-  'EVIDENCE_VALIDATING',
-  'EVIDENCE_REPAIRING',
-  'SEMANTIC_VALIDATING',
-  'RELEASING',
-] as const;
-export type StatusCode = (typeof STATUS_CODES)[number];
+import type {
+  ChatContent,
+  ChatEvent,
+  ContentPayloads,
+  ContentType,
+  DoneOutcome,
+  FailureCode,
+  StatusCode,
+} from '@app/contracts';
 
-export const CONTENT_TYPES = ['SYSTEM_ANSWER', 'KNOWLEDGE_ANSWER', 'DIAGNOSIS_REPORT', 'FALLBACK'] as const;
-export type ContentType = (typeof CONTENT_TYPES)[number];
-
-export const FAILURE_CODES = [
-  'ROUTING_UNAVAILABLE',
-  'MODEL_UNAVAILABLE',
-  'BUDGET_EXHAUSTED',
-  'RUN_TIMEOUT',
-  'KNOWLEDGE_UNAVAILABLE',
-  'INTERNAL_ERROR',
-] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
-
-export type DoneOutcome = 'SUCCESS' | 'FALLBACK' | 'FAILED';
-
-export type ChatEvent =
-  | { event: 'metadata'; data: { session_id: string; run_id: string } }
-  | { event: 'status'; data: { code: StatusCode; message: string } }
-  | { event: 'content'; data: { content_type: ContentType; payload: unknown } }
-  | { event: 'failure'; data: { code: FailureCode; message: string } }
-  | { event: 'done'; data: { outcome: DoneOutcome } };
+export type { ChatEvent };
 
 /** What a run reports while it works; the chat stream turns it into `status` events. */
 export interface RunObserver {
@@ -72,10 +46,14 @@ export class ChatEventStream implements RunObserver {
     this.emit({ event: 'status', data: { code, message } });
   }
 
-  content(contentType: ContentType, payload: unknown, outcome: Exclude<DoneOutcome, 'FAILED'>): void {
+  content<Type extends ContentType>(
+    contentType: Type,
+    payload: ContentPayloads[Type],
+    outcome: Exclude<DoneOutcome, 'FAILED'>,
+  ): void {
     this.expect('OPEN', 'content');
     this.phase = 'ANSWERED';
-    this.emit({ event: 'content', data: { content_type: contentType, payload } });
+    this.emit({ event: 'content', data: { content_type: contentType, payload } as ChatContent });
     this.done(outcome);
   }
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { EvidenceSourceType } from '@app/contracts';
 import type { AgentResult } from '../evidence/canonical-invocation';
 import type { RunContext } from '../run/run-context';
 
@@ -12,12 +13,9 @@ export interface ToolProjection {
 
 export type ArgSummary = Record<string, string | number | boolean>;
 
-/** The kinds of evidence a report reference can carry; the web UI renders each kind, never a tool name. */
-export const EVIDENCE_SOURCE_TYPES = ['KNOWLEDGE', 'LOG', 'MYSQL', 'OTHER'] as const;
-export type EvidenceSourceType = (typeof EVIDENCE_SOURCE_TYPES)[number];
-
 /** How one verified result reads as a report reference / SemanticGuard evidence item: no ids, exact values. */
 export interface EvidenceView {
+  /** One of the wire contract's kinds: the web UI renders each kind, never a tool name. */
   source_type: EvidenceSourceType;
   source: string;
   scope: string;

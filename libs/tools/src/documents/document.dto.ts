@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { DOCUMENT_STATUSES, DocumentStatus, KnowledgeDocumentView } from '@app/contracts';
 import type { KnowledgeDocument } from '@app/trace';
 
 export class UploadDocumentDto {
@@ -35,7 +36,7 @@ export class SimpleUploadDto {
   category?: string;
 }
 
-export class DocumentDto {
+export class DocumentDto implements KnowledgeDocumentView {
   @ApiProperty() document_id!: string;
   @ApiProperty() title!: string;
   @ApiPropertyOptional({ nullable: true, type: String }) category!: string | null;
@@ -43,7 +44,7 @@ export class DocumentDto {
   @ApiProperty() file_name!: string;
   @ApiProperty() content_type!: string;
   @ApiProperty() size_bytes!: number;
-  @ApiProperty({ enum: ['PENDING', 'INDEXED', 'FAILED'] }) status!: string;
+  @ApiProperty({ enum: DOCUMENT_STATUSES }) status!: DocumentStatus;
   @ApiProperty() chunk_count!: number;
   @ApiProperty() created_at!: string;
   @ApiProperty() updated_at!: string;

@@ -8,7 +8,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { DOCUMENT_STATUSES, DocumentStatus, KnowledgeDocument, KnowledgeRepository } from '@app/trace';
+import { DOCUMENT_STATUSES, DocumentStatus } from '@app/contracts';
+import { KnowledgeDocument, KnowledgeRepository } from '@app/trace';
 import { toolsConfig, ToolsConfig } from '../config/tools.config';
 import { chunkDocument } from '../knowledge/markdown-chunker';
 import { KnowledgeSearchPort } from '../knowledge/knowledge-search.port';

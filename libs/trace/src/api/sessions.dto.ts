@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { SessionList, SessionSummary } from '@app/contracts';
+import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
 
 /** `limit` (1–100, default 20) of a paginated list. */
 export class LimitQueryDto {
@@ -38,7 +39,7 @@ export class PageQueryDto extends LimitQueryDto {
   offset?: number;
 }
 
-export class SessionSummaryDto {
+export class SessionSummaryDto implements SessionSummary {
   @ApiProperty() session_id!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time', description: 'Last activity: a run started or ended (the list order)' })
@@ -68,7 +69,7 @@ export class SessionSummaryDto {
   last_query!: string | null;
 }
 
-export class SessionListDto {
+export class SessionListDto implements SessionList {
   @ApiProperty({ type: [SessionSummaryDto] }) sessions!: SessionSummaryDto[];
   @ApiProperty() limit!: number;
   @ApiProperty({

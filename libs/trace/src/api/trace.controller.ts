@@ -17,7 +17,8 @@ import { ToolInvocationRepository } from '../repositories/tool-invocation.reposi
 import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
 import { RunReasoningDto, RunSummaryDto, RunTraceDto, SessionRunsDto } from './trace.dto';
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const iso = (date: Date) => date.toISOString();
+const isoOrNull = (date: Date | null) => (date ? iso(date) : null);
 
 function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
   return {
@@ -38,7 +39,7 @@ function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
       exhausted: run.budgetExhaustedReason,
     },
     created_at: iso(run.createdAt),
-    ended_at: iso(run.endedAt),
+    ended_at: isoOrNull(run.endedAt),
     duration_ms: run.durationMs,
   };
 }

@@ -1,17 +1,31 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import type {
+  BudgetTotals,
+  ModelStep,
+  ReasoningStep,
+  RunReasoning,
+  RunSummary,
+  RunTrace,
+  SessionRuns,
+  SessionView,
+  TimelineEvent,
+  ToolInvocationView,
+} from '@app/contracts';
 import { CONTENT_SOURCES } from '../entities/agent-reasoning-audit.entity';
 import { INTENTS, RUN_STATUSES } from '../entities/diagnosis-run.entity';
 import { TIMELINE_EVENTS, TIMELINE_PHASES } from '../repositories/run-journal';
 
 const NULLABLE_INT = { type: Number, nullable: true } as const;
 const NULLABLE_STRING = { type: String, nullable: true } as const;
+const DATE_TIME = { type: String, format: 'date-time' } as const;
+const NULLABLE_DATE_TIME = { ...DATE_TIME, nullable: true } as const;
 const SCALAR_MAP: ApiPropertyOptions = {
   type: 'object',
   nullable: true,
   additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
 };
 
-export class BudgetTotalsDto {
+export class BudgetTotalsDto implements BudgetTotals {
   @ApiProperty() model_calls!: number;
   @ApiProperty() tool_calls!: number;
   @ApiProperty() input_tokens!: number;
@@ -21,7 +35,7 @@ export class BudgetTotalsDto {
   exhausted!: string | null;
 }
 
-export class RunSummaryDto {
+export class RunSummaryDto implements RunSummary {
   @ApiProperty() run_id!: string;
   @ApiProperty() query!: string;
   @ApiProperty({ enum: INTENTS, nullable: true }) intent!: string | null;
@@ -31,18 +45,18 @@ export class RunSummaryDto {
   @ApiProperty(NULLABLE_STRING) fallback_reason!: string | null;
   @ApiProperty(NULLABLE_STRING) error_code!: string | null;
   @ApiProperty({ type: BudgetTotalsDto }) budget!: BudgetTotalsDto;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) ended_at!: string | null;
+  @ApiProperty(DATE_TIME) created_at!: string;
+  @ApiProperty(NULLABLE_DATE_TIME) ended_at!: string | null;
   @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
 }
 
-export class SessionViewDto {
+export class SessionViewDto implements SessionView {
   @ApiProperty() session_id!: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) created_at!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updated_at!: string | null;
+  @ApiProperty(DATE_TIME) created_at!: string;
+  @ApiProperty(DATE_TIME) updated_at!: string;
 }
 
-export class ModelStepDto {
+export class ModelStepDto implements ModelStep {
   @ApiProperty() step_index!: number;
   @ApiProperty() role!: string;
   @ApiProperty() attempt!: number;
@@ -53,11 +67,11 @@ export class ModelStepDto {
   @ApiProperty(NULLABLE_INT) input_tokens!: number | null;
   @ApiProperty(NULLABLE_INT) output_tokens!: number | null;
   @ApiProperty(NULLABLE_INT) total_tokens!: number | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty(DATE_TIME) started_at!: string;
   @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
 }
 
-export class ToolInvocationDto {
+export class ToolInvocationDto implements ToolInvocationView {
   @ApiProperty(NULLABLE_STRING) tool_call_id!: string | null;
   @ApiProperty() tool_name!: string;
   @ApiProperty() status!: string;
@@ -68,19 +82,19 @@ export class ToolInvocationDto {
   @ApiProperty(NULLABLE_INT) raw_bytes!: number | null;
   @ApiProperty(NULLABLE_INT) agent_result_bytes!: number | null;
   @ApiProperty() truncated!: boolean;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) started_at!: string | null;
+  @ApiProperty(DATE_TIME) started_at!: string;
   @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
 }
 
-export class TimelineEventDto {
+export class TimelineEventDto implements TimelineEvent {
   @ApiProperty({ enum: TIMELINE_PHASES }) phase!: string;
   @ApiProperty({ enum: [...new Set(Object.values(TIMELINE_EVENTS).flat())] }) event_type!: string;
   @ApiProperty(SCALAR_MAP) details!: Record<string, string | number | boolean | null> | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) at!: string | null;
+  @ApiProperty(DATE_TIME) at!: string;
 }
 
 /** Without runId: the session's runs, newest first. */
-export class SessionRunsDto {
+export class SessionRunsDto implements SessionRuns {
   @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
   @ApiProperty({ type: [RunSummaryDto] }) runs!: RunSummaryDto[];
   @ApiProperty() limit!: number;
@@ -88,7 +102,7 @@ export class SessionRunsDto {
 }
 
 /** With runId: one run's bounded trace. */
-export class RunTraceDto {
+export class RunTraceDto implements RunTrace {
   @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
   @ApiProperty({ type: RunSummaryDto }) run!: RunSummaryDto;
   @ApiProperty({ type: [ModelStepDto] }) steps!: ModelStepDto[];
@@ -96,7 +110,7 @@ export class RunTraceDto {
   @ApiProperty({ type: [TimelineEventDto] }) timeline!: TimelineEventDto[];
 }
 
-export class ReasoningStepDto {
+export class ReasoningStepDto implements ReasoningStep {
   @ApiProperty() step_index!: number;
   @ApiProperty() role!: string;
   @ApiProperty({
@@ -109,7 +123,7 @@ export class ReasoningStepDto {
   @ApiProperty(NULLABLE_STRING) assistant_text!: string | null;
 }
 
-export class RunReasoningDto {
+export class RunReasoningDto implements RunReasoning {
   @ApiProperty() session_id!: string;
   @ApiProperty() run_id!: string;
   @ApiProperty({ type: [ReasoningStepDto] }) steps!: ReasoningStepDto[];

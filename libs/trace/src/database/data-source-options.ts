@@ -1,6 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
-import { MIGRATIONS } from '../../../../migrations';
+import { MIGRATIONS } from '@app/migrations';
 import { DatabaseConfig } from '../config/database.config';
 import { TRACE_ENTITIES } from '../entities';
 import { withMigrationLock } from './migration-lock';

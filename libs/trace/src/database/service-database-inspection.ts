@@ -1,9 +1,6 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
-import {
-  DOCUMENT_STATUSES,
-  DocumentStatus,
-  KnowledgeDocumentEntity,
-} from '../entities/knowledge-document.entity';
+import { DOCUMENT_STATUSES, type DocumentStatus } from '@app/contracts';
+import { KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
 
 /** What `npm run doctor` reads from the service database; reading only, nothing is created. */
 export interface ServiceDatabaseState {

@@ -1,8 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { DocumentStatus } from '@app/contracts';
 import { MILLIS, NOW_MILLIS } from './columns';
-
-export const DOCUMENT_STATUSES = ['PENDING', 'INDEXED', 'FAILED'] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 /** Uploaded runbook metadata; the original file is kept under the configured documents directory. */
 @Entity({ name: 'knowledge_document' })

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, MoreThan, Repository } from 'typeorm';
 import { KnowledgeChunkEntity } from '../entities/knowledge-chunk.entity';
-import { DocumentStatus, KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
+import type { DocumentStatus } from '@app/contracts';
+import { KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
 
 export type KnowledgeDocument = KnowledgeDocumentEntity;
 export type KnowledgeChunk = KnowledgeChunkEntity;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, QueryResult, Repository } from 'typeorm';
+import { QueryResult, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
 import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.entity';
 import { ChatSessionEntity } from '../entities/chat-session.entity';

@@ -1,0 +1,17 @@
+export const DOCUMENT_STATUSES = ['PENDING', 'INDEXED', 'FAILED'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+/** One knowledge-base document as `/api/documents` returns it. */
+export interface KnowledgeDocumentView {
+  document_id: string;
+  title: string;
+  category: string | null;
+  fault_source: string | null;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  status: DocumentStatus;
+  chunk_count: number;
+  created_at: string;
+  updated_at: string;
+}
