@@ -55,25 +55,27 @@ export default tseslint.config(
   },
   // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
-  ...Object.entries(LIBS_BELOW).map(([lib, below]) => ({
-    files: [`libs/${lib}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...LIB_IMPORT_PATTERNS,
-            {
-              group: ['@app/*', ...below.map((allowed) => `!@app/${allowed}`)],
-              message: below.length
-                ? `libs/${lib} may import only ${below.map((l) => `@app/${l}`).join(', ')}: the lib graph runs one way.`
-                : `libs/${lib} is the ground: it may import no other lib.`,
-            },
-          ],
-        },
-      ],
-    },
-  })),
+  // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.
+  ...Object.entries(LIBS_BELOW).flatMap(([lib, below]) => {
+    const graph = {
+      group: ['@app/*', ...below.map((allowed) => `!@app/${allowed}`)],
+      message: below.length
+        ? `libs/${lib} may import only ${below.map((l) => `@app/${l}`).join(', ')}: the lib graph runs one way.`
+        : `libs/${lib} is the ground: it may import no other lib.`,
+    };
+    const testKit = { group: ['@test/*'], message: 'Only specs use the test kit (@test/support).' };
+    return [
+      {
+        files: [`libs/${lib}/**/*.ts`],
+        ignores: ['**/*.spec.ts'],
+        rules: { 'no-restricted-imports': ['error', { patterns: [...LIB_IMPORT_PATTERNS, graph, testKit] }] },
+      },
+      {
+        files: [`libs/${lib}/**/*.spec.ts`],
+        rules: { 'no-restricted-imports': ['error', { patterns: [...LIB_IMPORT_PATTERNS, graph] }] },
+      },
+    ];
+  }),
   {
     // The web UI is an HTTP client: of the server's code it shares only the wire contract.
     files: ['apps/web/**/*.ts', 'apps/web/**/*.tsx'],

@@ -2,6 +2,7 @@
 const moduleNameMapper = {
   '^@app/(contracts|config|auth|trace|harness|tools|guards|chat)$': '<rootDir>/libs/$1/src',
   '^@app/migrations$': '<rootDir>/migrations',
+  '^@test/support/(.*)$': '<rootDir>/test/support/$1',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],

@@ -1,7 +1,7 @@
-import { draftJson, SUPPORTED, UNSUPPORTED } from '../../../test/support/diagnosis-scripts';
-import type { StubReply } from '../../../test/support/stub-llm/stub-script';
-import { chatKit, KNOWLEDGE_DOC, recordingStream } from '../../../test/support/unit-chat';
-import { agentTurnsOnFakeLogs } from '../../../test/support/unit-diagnosis';
+import { draftJson, SUPPORTED, UNSUPPORTED } from '@test/support/diagnosis-scripts';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { chatKit, KNOWLEDGE_DOC, recordingStream } from '@test/support/unit-chat';
+import { agentTurnsOnFakeLogs } from '@test/support/unit-diagnosis';
 import { SYSTEM_CHAT_CAPABILITIES, UnknownSession } from './chat-application.use-case';
 import type { ChatEvent } from './sse/chat-events';
 
@@ -92,7 +92,7 @@ const CASES: {
     },
     knowledge: [KNOWLEDGE_DOC],
     terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: 'KNOWLEDGE_UNSUPPORTED' },
-    events: ['metadata', 'content:KNOWLEDGE_ANSWER', 'done:FALLBACK'],
+    events: ['metadata', 'content:FALLBACK', 'done:FALLBACK'],
   },
   {
     name: 'KNOWLEDGE_QUERY with nothing found',

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { SUPPORTED, draftJson } from '../../../test/support/diagnosis-scripts';
-import type { StubReply } from '../../../test/support/stub-llm/stub-script';
-import { chatKit } from '../../../test/support/unit-chat';
-import { agentTurnsOnFakeLogs } from '../../../test/support/unit-diagnosis';
+import { SUPPORTED, draftJson } from '@test/support/diagnosis-scripts';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { chatKit } from '@test/support/unit-chat';
+import { agentTurnsOnFakeLogs } from '@test/support/unit-diagnosis';
 import { ChatCapacity } from './chat-capacity';
 import { ChatController } from './chat.controller';
 

@@ -1,9 +1,9 @@
 import { ModelCallFailed } from '@app/harness';
-import { draftJson } from '../../../test/support/diagnosis-scripts';
-import { fakeLogTool } from '../../../test/support/fake-tools';
-import type { StubReply } from '../../../test/support/stub-llm/stub-script';
-import { diagnosisKit, LOG_LINES } from '../../../test/support/unit-diagnosis';
-import { MemoryJournalStore, startUnitRun } from '../../../test/support/unit-harness';
+import { draftJson } from '@test/support/diagnosis-scripts';
+import { fakeLogTool } from '@test/support/fake-tools';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { diagnosisKit, LOG_LINES } from '@test/support/unit-diagnosis';
+import { MemoryJournalStore, startUnitRun } from '@test/support/unit-harness';
 
 const GOOD = draftJson({ cite: ['call_logs_1'] });
 const WRONG_CITE = draftJson({ cite: ['call_never_made'] });
@@ -100,6 +100,7 @@ describe('EvidenceGuard', () => {
     expect(result).toEqual({
       ok: false,
       violations: ['the evidence store is unavailable, so no citation can be verified'],
+      storeUnavailable: true,
     });
     run.ctx.close();
   });

@@ -1,7 +1,7 @@
-import { SUPPORTED, UNSUPPORTED } from '../../../test/support/diagnosis-scripts';
-import type { StubReply } from '../../../test/support/stub-llm/stub-script';
-import { diagnosisKit } from '../../../test/support/unit-diagnosis';
-import { MemoryJournalStore, startUnitRun } from '../../../test/support/unit-harness';
+import { SUPPORTED, UNSUPPORTED } from '@test/support/diagnosis-scripts';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { diagnosisKit } from '@test/support/unit-diagnosis';
+import { MemoryJournalStore, startUnitRun } from '@test/support/unit-harness';
 import type { CitedExcerpt, KnowledgeDraft } from './knowledge-guard';
 
 const CITED: CitedExcerpt[] = [

@@ -1,9 +1,9 @@
 import { BudgetExhausted } from '@app/harness';
-import { draftJson, SUPPORTED, UNSUPPORTED } from '../../../test/support/diagnosis-scripts';
-import { fakeLogTool } from '../../../test/support/fake-tools';
-import type { StubReply } from '../../../test/support/stub-llm/stub-script';
-import { diagnosisKit, LOG_LINES } from '../../../test/support/unit-diagnosis';
-import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '../../../test/support/unit-harness';
+import { draftJson, SUPPORTED, UNSUPPORTED } from '@test/support/diagnosis-scripts';
+import { fakeLogTool } from '@test/support/fake-tools';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { diagnosisKit, LOG_LINES } from '@test/support/unit-diagnosis';
+import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '@test/support/unit-harness';
 
 const GARBAGE = { content: 'I think it is fine' };
 const WRONG_SHAPE = { content: '{"verdict":"MAYBE","reason":"?"}' };

@@ -1,8 +1,8 @@
 import { isToolMessage, ToolMessage } from '@langchain/core/messages';
 import { BudgetExhausted, RunCancelled, RunDeadlineExceeded } from '@app/harness';
-import type { StubReply } from '../../../../test/support/stub-llm/stub-script';
-import { agentTurnsOnFakeLogs, diagnosisKit } from '../../../../test/support/unit-diagnosis';
-import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '../../../../test/support/unit-harness';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { agentTurnsOnFakeLogs, diagnosisKit } from '@test/support/unit-diagnosis';
+import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '@test/support/unit-harness';
 
 async function runAgent(
   replies: StubReply[],

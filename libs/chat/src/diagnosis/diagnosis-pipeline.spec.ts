@@ -1,8 +1,8 @@
 import { RunCancelled } from '@app/harness';
-import { draftJson, SUPPORTED, UNSUPPORTED } from '../../../../test/support/diagnosis-scripts';
-import type { StubReply } from '../../../../test/support/stub-llm/stub-script';
-import { agentTurnsOnFakeLogs, diagnosisKit } from '../../../../test/support/unit-diagnosis';
-import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '../../../../test/support/unit-harness';
+import { draftJson, SUPPORTED, UNSUPPORTED } from '@test/support/diagnosis-scripts';
+import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { agentTurnsOnFakeLogs, diagnosisKit } from '@test/support/unit-diagnosis';
+import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '@test/support/unit-harness';
 
 const QUERY = 'order-123 payment times out';
 const GROUNDED = draftJson({ cite: ['call_logs_1'] });

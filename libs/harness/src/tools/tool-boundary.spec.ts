@@ -1,10 +1,10 @@
-import { fakeLogTool, FakeRaw, slowTool } from '../../../../test/support/fake-tools';
+import { fakeLogTool, FakeRaw, slowTool } from '@test/support/fake-tools';
 import {
   MemoryInvocationStore,
   startUnitRun,
   StoreAnswer,
   unitHarnessConfig,
-} from '../../../../test/support/unit-harness';
+} from '@test/support/unit-harness';
 import { BudgetAudit } from '../run/budget-audit';
 import { RunCancelled, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
