@@ -80,3 +80,84 @@ describe('ProviderChatModel transport', () => {
     expect(requests).toBe(1);
   });
 });
+
+describe('ProviderChatModel: a reply whose tool calls are all unreadable', () => {
+  let server: Server;
+  let baseURL = '';
+  const reply = (calls: { id: string; arguments: string }[]) => ({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: calls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: 'query_logs', arguments: call.arguments },
+          })),
+        },
+      },
+    ],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  });
+  let next: ReturnType<typeof reply>;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(next));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const invoke = async (calls: { id: string; arguments: string }[]) => {
+    next = reply(calls);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const model = new ProviderChatModel({
+        model: 'm',
+        apiKey: 'k',
+        configuration: { baseURL },
+        maxRetries: 0,
+      });
+      const message = (await model.invoke([new HumanMessage('hi')])) as AIMessage;
+      return { message, warnings: warn.mock.calls.map((args) => String(args[0])) };
+    } finally {
+      warn.mockRestore();
+    }
+  };
+
+  it('keeps them as invalid tool calls without the library warning', async () => {
+    const { message, warnings } = await invoke([
+      { id: 'c1', arguments: '{"topic": "APP' },
+      { id: 'c2', arguments: 'not json' },
+    ]);
+    expect(warnings.filter((text) => text.includes('New LangChain packages'))).toEqual([]);
+    expect(message.tool_calls).toEqual([]);
+    expect(message.invalid_tool_calls?.map((call) => [call.id, call.name, call.args])).toEqual([
+      ['c1', 'query_logs', '{"topic": "APP'],
+      ['c2', 'query_logs', 'not json'],
+    ]);
+    expect(message.additional_kwargs).not.toHaveProperty('tool_calls');
+  });
+
+  it('leaves a reply with a readable call as the library builds it', async () => {
+    const { message, warnings } = await invoke([
+      { id: 'c1', arguments: '{"topic": "APPLICATION"}' },
+      { id: 'c2', arguments: 'not json' },
+    ]);
+    expect(warnings).toEqual([]);
+    expect(message.tool_calls?.map((call) => call.id)).toEqual(['c1']);
+    expect(message.invalid_tool_calls?.map((call) => call.id)).toEqual(['c2']);
+    expect(message.additional_kwargs.tool_calls).toHaveLength(2);
+  });
+});

@@ -2,6 +2,7 @@ import { AIMessage, BaseMessage } from '@langchain/core/messages';
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ChatResult } from '@langchain/core/outputs';
+import { makeInvalidToolCall, parseToolCall } from '@langchain/core/output_parsers/openai_tools';
 import {
   ChatOpenAICompletions,
   ChatOpenAICompletionsCallOptions,
@@ -85,6 +86,42 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
       [ROUND_TRIP]: assistantReasoningOf(messages),
     };
     return super._generate(messages, { ...options, options: requestOptions }, runManager);
+  }
+
+  /**
+   * When none of a reply's tool calls parses, the library keeps the raw calls beside an empty
+   * `tool_calls`, and @langchain/core then prints "New LangChain packages are available…" for the
+   * message and again for its copy. Such a reply is built without the raw copy (the request converter
+   * reads `tool_calls` once GatewayChatModel has folded the unreadable calls in); the calls themselves
+   * stay in `invalid_tool_calls`, exactly as the library records them.
+   */
+  protected override _convertCompletionsMessageToBaseMessage(
+    message: OpenAIClient.Chat.Completions.ChatCompletionMessage,
+    rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
+  ): BaseMessage {
+    const raw = message.tool_calls ?? [];
+    const invalid = [];
+    for (const call of raw) {
+      try {
+        parseToolCall(call, { returnId: true });
+        return super._convertCompletionsMessageToBaseMessage(message, rawResponse);
+      } catch (error) {
+        invalid.push(makeInvalidToolCall(call, (error as Error).message));
+      }
+    }
+    if (invalid.length === 0) return super._convertCompletionsMessageToBaseMessage(message, rawResponse);
+    const { tool_calls: _unparsed, ...withoutCalls } = message;
+    const base = super._convertCompletionsMessageToBaseMessage(withoutCalls, rawResponse);
+    if (!AIMessage.isInstance(base)) return base;
+    const { tool_calls: _none, ...additional } = base.additional_kwargs;
+    return new AIMessage({
+      content: base.content,
+      id: base.id,
+      additional_kwargs: additional,
+      response_metadata: base.response_metadata,
+      tool_calls: [],
+      invalid_tool_calls: invalid,
+    });
   }
 
   override completionWithRetry(
