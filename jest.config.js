@@ -1,4 +1,4 @@
-/** Two projects: fast unit specs beside the code, and e2e tests against real MariaDB, Redis and the stub LLM. */
+/** Fast unit specs beside the code, and four kinds of tests against real MariaDB, Redis and the stub LLM. */
 const moduleNameMapper = {
   '^@app/(contracts|config|auth|trace|harness|tools|guards|chat)$': '<rootDir>/libs/$1/src',
   '^@app/migrations$': '<rootDir>/migrations',
@@ -24,15 +24,26 @@ module.exports = {
       moduleNameMapper,
       transform,
     },
-    {
-      displayName: 'e2e',
+    // Tests against real services, by kind (README "Tests, lint and benchmarks"); one global setup
+    // starts the services and migrates the run's database once for all of them.
+    ...[
+      // medium: libs wired in process against real MariaDB/Redis (and the stub LLM), no HTTP.
+      ['medium', 'medium-spec'],
+      // e2e: the Nest app booted in process, driven over HTTP.
+      ['e2e', 'e2e-spec'],
+      // browser: the web UI in Debian's Chromium through playwright-core.
+      ['browser', 'browser-spec'],
+      // process: the built service or a CLI started as its own process (replicas, demo, CLIs, recipes).
+      ['process', 'process-spec'],
+    ].map(([kind, suffix]) => ({
+      displayName: kind,
       rootDir: __dirname,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: [`<rootDir>/test/${kind}/**/*.${suffix}.ts`],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       moduleNameMapper,
       transform,
-    },
+    })),
   ],
 };

@@ -13,10 +13,10 @@ if [ ${#files[@]} -eq 0 ]; then
     libs/harness/src/model/model-gateway.spec.ts
     libs/chat/src/chat-application.use-case.spec.ts
     libs/chat/src/diagnosis/diagnosis-pipeline.spec.ts
-    test/tool-boundary-error-codes.e2e-spec.ts
-    test/run-deadline.e2e-spec.ts
-    test/chat-cancel-mid-tool.e2e-spec.ts
-    test/harness-tool-boundary.e2e-spec.ts
+    test/medium/tool-boundary-error-codes.medium-spec.ts
+    test/e2e/run-deadline.e2e-spec.ts
+    test/e2e/chat-cancel-mid-tool.e2e-spec.ts
+    test/medium/harness-tool-boundary.medium-spec.ts
   )
 fi
 export TEST_SERVICES=external

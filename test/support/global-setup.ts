@@ -9,6 +9,8 @@ import { TEST_KEYS, TEST_MYSQL, TEST_REDIS } from './test-env';
 /** Handed to the global teardown, which Jest runs in this same process. */
 export const E2E_SERVICES = Symbol.for('superbiz.e2e.services');
 type WithServices = typeof globalThis & { [E2E_SERVICES]?: TestServices };
+/** Set once the services are up: the setup of the next project finds it and does nothing. */
+export const E2E_READY = Symbol.for('superbiz.e2e.ready');
 
 /**
  * Starts MariaDB/MySQL and Redis with Testcontainers (or checks the machine's own with
@@ -16,6 +18,10 @@ type WithServices = typeof globalThis & { [E2E_SERVICES]?: TestServices };
  * connection settings to the test files through the environment. Nothing is mocked.
  */
 export default async function globalSetup(): Promise<void> {
+  // Every service-backed jest project names this setup; Jest runs it per project, in this one process.
+  const state = globalThis as typeof globalThis & { [E2E_READY]?: true };
+  if (state[E2E_READY]) return;
+  state[E2E_READY] = true;
   if (servicesMode(process.env.TEST_SERVICES) === 'containers') {
     let services: TestServices;
     try {

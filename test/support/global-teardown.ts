@@ -1,5 +1,5 @@
 import { createConnection } from 'mysql2/promise';
-import { E2E_SERVICES } from './global-setup';
+import { E2E_READY, E2E_SERVICES } from './global-setup';
 import type { TestServices } from './containers';
 import { TEST_MYSQL } from './test-env';
 
@@ -8,12 +8,17 @@ import { TEST_MYSQL } from './test-env';
  * run created (each e2e file may add its own with the run's prefix).
  */
 export default async function globalTeardown(): Promise<void> {
-  const services = (globalThis as typeof globalThis & { [E2E_SERVICES]?: TestServices })[E2E_SERVICES];
+  // Run once per service-backed project: the first run stops and drops everything, the others find nothing.
+  const holder = globalThis as typeof globalThis & { [E2E_SERVICES]?: TestServices; [E2E_READY]?: true };
+  if (!holder[E2E_READY]) return;
+  const services = holder[E2E_SERVICES];
+  const serviceDb = process.env.E2E_SERVICE_DB;
+  delete holder[E2E_READY];
+  delete holder[E2E_SERVICES];
   if (services) {
     await services.stop();
     return;
   }
-  const serviceDb = process.env.E2E_SERVICE_DB;
   if (!serviceDb) return;
   const connection = await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 });
   try {

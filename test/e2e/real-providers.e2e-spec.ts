@@ -1,0 +1,308 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { createConnection, RowDataPacket } from 'mysql2/promise';
+import { startApp, useStubbedApp } from '../support/app-under-test';
+import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
+import { postChat, SseEvent } from '../support/sse-client';
+import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
+import { TEST_MYSQL } from '../support/test-env';
+
+const suite = useStubbedApp();
+const { stub } = suite;
+
+async function rows(sql: string, params: unknown[]): Promise<RowDataPacket[]> {
+  const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+  try {
+    return (await connection.query<RowDataPacket[]>(sql, params))[0];
+  } finally {
+    await connection.end();
+  }
+}
+
+const runIdOf = (events: SseEvent[]) => String(events[0].data.run_id);
+const outcomeOf = (events: SseEvent[]) => events.at(-1)?.data;
+const diagnosis = () => ({ 'diagnosis-agent': agentTurns(draftJson()), 'semantic-guard': [SUPPORTED] });
+const ask = () => postChat(suite.app.baseUrl, { query: 'order-123 payment times out' });
+
+/** The structured warn lines the app logged while `action` ran (observed, still written). */
+async function warnLines(action: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const spy = jest.spyOn(Logger.prototype, 'warn');
+  try {
+    await action();
+    return spy.mock.calls
+      .map(([line]) => line as Record<string, unknown>)
+      .filter((line) => typeof line === 'object');
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+describe('router labels as real models write them', () => {
+  it.each([
+    ['Markdown emphasis', '**DIAGNOSIS**'],
+    ['another case', 'Diagnosis'],
+    ['an explanation after the label', 'DIAGNOSIS\nThe user reports a payment failure on one order.'],
+  ])('routes %s to DIAGNOSIS', async (_name, content) => {
+    stub.load({ profile: 'lenient', roles: { 'intent-router': [{ content }], ...diagnosis() } });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    const [run] = await rows('SELECT intent FROM diagnosis_run WHERE run_id = ?', [runIdOf(response.events)]);
+    expect(run.intent).toBe('DIAGNOSIS');
+  });
+
+  it('drops the <think> block a local server leaves in the content', async () => {
+    stub.load({
+      profile: 'ollama-think',
+      roles: { 'intent-router': [{ content: 'DIAGNOSIS' }], ...diagnosis() },
+    });
+    const response = await ask();
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    expect(stub.requestsFor('diagnosis-agent').length).toBeGreaterThan(0);
+    const [run] = await rows('SELECT intent FROM diagnosis_run WHERE run_id = ?', [runIdOf(response.events)]);
+    expect(run.intent).toBe('DIAGNOSIS');
+  });
+
+  it('still refuses two labels: one retry, then ROUTING_UNAVAILABLE', async () => {
+    stub.load({
+      profile: 'lenient',
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS or KNOWLEDGE_QUERY' }, { content: 'maybe DIAGNOSIS' }],
+      },
+    });
+    const response = await ask();
+    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(stub.requestsFor('intent-router')).toHaveLength(2);
+    expect(stub.requestsFor('diagnosis-agent')).toHaveLength(0);
+  });
+});
+
+describe('provider errors are visible and final', () => {
+  it('logs one warn line for a rejected key (401), without the key or the prompt, and does not retry it', async () => {
+    stub.load({ api_key: 'sk-the-right-key-000000', roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] } });
+    let events: SseEvent[] = [];
+    const lines = await warnLines(async () => (events = (await ask()).events));
+    expect(events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    const failed = lines.filter((line) => line.role === 'intent-router');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({
+      runId: runIdOf(events),
+      http_status: 401,
+      error_code: 'MODEL_HTTP_401',
+      provider_error_type: 'invalid_request_error',
+      provider_error_code: 'invalid_api_key',
+    });
+    expect(String(failed[0].provider_message)).toContain('Incorrect API key');
+    const text = JSON.stringify(failed);
+    expect(text).not.toContain('stub-key');
+    expect(text).not.toContain('order-123');
+  });
+
+  it('does not retry a 404 for an unknown model, and names the provider code', async () => {
+    stub.load({ models: ['deepseek-reasoner'], roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] } });
+    const lines = await warnLines(() => ask());
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    expect(lines.find((line) => line.role === 'intent-router')).toMatchObject({
+      http_status: 404,
+      provider_error_code: 'model_not_found',
+    });
+  });
+
+  it("does not retry DashScope's 400 for thinking without streaming, and logs its message", async () => {
+    stub.load({
+      roles: {
+        'intent-router': [
+          {
+            error: 400,
+            error_type: 'invalid_request_error',
+            error_code: 'invalid_parameter_error',
+            error_message:
+              'This model only support stream mode, please enable the stream parameter to access the model.',
+          },
+          { content: 'DIAGNOSIS' },
+        ],
+      },
+    });
+    const lines = await warnLines(() => ask());
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    expect(lines.find((line) => line.role === 'intent-router')).toMatchObject({
+      http_status: 400,
+      provider_error_code: 'invalid_parameter_error',
+      provider_message: expect.stringContaining('only support stream mode'),
+    });
+  });
+});
+
+describe('Retry-After on the one retry of the router and SemanticGuard', () => {
+  it('waits the seconds the provider asked for before the router retry', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ error: 429, retry_after: '1' }, { content: 'DIAGNOSIS' }],
+        ...diagnosis(),
+      },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    const [first, second] = stub.requestsFor('intent-router');
+    expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(1000);
+    const attempts = await rows(
+      "SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'ATTEMPT' AND phase = 'ROUTING' ORDER BY id",
+      [runIdOf(response.events)],
+    );
+    const details = attempts.map((row) =>
+      typeof row.details === 'string' ? JSON.parse(row.details) : row.details,
+    );
+    expect(details[0]).toMatchObject({ outcome: 'MODEL_RATE_LIMITED', retry_after_ms: 1000 });
+  });
+
+  it('waits until an HTTP-date Retry-After before the SemanticGuard retry', async () => {
+    const at = new Date(Date.now() + 3000).toUTCString();
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': agentTurns(draftJson()),
+        'semantic-guard': [{ error: 429, retry_after: at }, SUPPORTED],
+      },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    const [first, second] = stub.requestsFor('semantic-guard');
+    expect(second).toBeDefined();
+    // The 429 came before that date, and the retry not before it.
+    expect(first.receivedAt).toBeLessThan(Date.parse(at));
+    expect(second.receivedAt).toBeGreaterThanOrEqual(Date.parse(at));
+  });
+
+  it('does not retry when the wait would not fit the run deadline', async () => {
+    stub.load({
+      roles: { 'intent-router': [{ error: 429, retry_after: '3600' }, { content: 'DIAGNOSIS' }] },
+    });
+    const started = Date.now();
+    const response = await ask();
+    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(stub.requestsFor('intent-router')).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
+});
+
+describe('the start-up provider check', () => {
+  it.each([
+    [
+      'a rejected key',
+      { api_key: 'sk-the-right-key-000000' },
+      401,
+      'the provider rejected LLM_API_KEY (401)',
+    ],
+    [
+      'an unknown model',
+      { models: ['deepseek-reasoner'] },
+      200,
+      "model deepseek-chat not found in the provider's model list",
+    ],
+  ])(
+    'reports %s as llm: down in /health, and the service still starts',
+    async (_name, script, status, message) => {
+      const provider = new StubLlmServer({ roles: {}, ...script });
+      const errors = jest.spyOn(Logger.prototype, 'error');
+      const running = await startApp({ LLM_BASE_URL: await provider.start(), LLM_STARTUP_CHECK: 'models' });
+      try {
+        const response = await fetch(`${running.baseUrl}/health`);
+        expect(response.status).toBe(503);
+        const body = (await response.json()) as { details: Record<string, Record<string, unknown>> };
+        expect(body.details.llm).toMatchObject({ status: 'down', http_status: status, message });
+        expect(body.details.mysql).toMatchObject({ status: 'up' });
+        expect(errors.mock.calls.map(([line]) => String(line))).toContain(
+          `LLM provider check failed: ${message}`,
+        );
+        expect(provider.requests).toHaveLength(0);
+      } finally {
+        await running.close();
+        await provider.stop();
+      }
+    },
+  );
+
+  it('reports llm: up when the key and model are accepted', async () => {
+    const provider = new StubLlmServer({ roles: {}, models: ['deepseek-chat'] });
+    const running = await startApp({ LLM_BASE_URL: await provider.start(), LLM_STARTUP_CHECK: 'models' });
+    try {
+      const response = await fetch(`${running.baseUrl}/health`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { details: Record<string, Record<string, unknown>> };
+      expect(body.details.llm).toMatchObject({ status: 'up', http_status: 200 });
+    } finally {
+      await running.close();
+      await provider.stop();
+    }
+  });
+});
+
+describe('servers that omit usage or name reasoning differently', () => {
+  it('estimates tokens when usage is absent and marks the figure as estimated', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', omit_usage: true }],
+        ...diagnosis(),
+      },
+    });
+    const response = await ask();
+    const runId = runIdOf(response.events);
+    const [step] = await rows(
+      "SELECT input_tokens, output_tokens FROM agent_step WHERE run_id = ? AND role = 'intent-router'",
+      [runId],
+    );
+    expect(step.input_tokens).toBeGreaterThan(0);
+    expect(step.output_tokens).toBeGreaterThan(0);
+    const events = await rows(
+      "SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND phase = 'ROUTING' AND event_type = 'MODEL_STEP'",
+      [runId],
+    );
+    const details = events.map((row) =>
+      typeof row.details === 'string' ? JSON.parse(row.details) : row.details,
+    );
+    expect(details[0]).toMatchObject({ tokens_estimated: true });
+    const [run] = await rows('SELECT input_tokens FROM diagnosis_run WHERE run_id = ?', [runId]);
+    expect(run.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('keeps a `reasoning` field (vLLM, Ollama) as provider reasoning in the audit', async () => {
+    stub.load({
+      profile: 'vllm-reasoning',
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', reasoning_content: 'VLLM-THOUGHT about routing' }],
+        ...diagnosis(),
+      },
+    });
+    const response = await ask();
+    const [audit] = await rows(
+      `SELECT a.content_source, a.reasoning_content FROM agent_reasoning_audit a
+       JOIN agent_step s ON s.run_id = a.run_id AND s.step_index = a.step_index
+       WHERE a.run_id = ? AND s.role = 'intent-router'`,
+      [runIdOf(response.events)],
+    );
+    // The stored text is encrypted at rest; its source says the provider sent it.
+    expect(audit.content_source).toBe('PROVIDER_REASONING');
+    expect(audit.reasoning_content).not.toBeNull();
+  });
+});
+
+describe('a final answer with prose before unfenced JSON', () => {
+  it('publishes the one unambiguous object without a repair call', async () => {
+    const [plan] = agentTurns(draftJson());
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': [plan, { content: `根据以上调查结果，结论如下：\n${draftJson()}` }],
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    expect(stub.requestsFor('evidence-repair')).toHaveLength(0);
+  });
+});

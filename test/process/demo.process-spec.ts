@@ -1,0 +1,201 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postChat } from '../support/sse-client';
+import { freePort } from '../support/free-port';
+
+/**
+ * `npm run demo` as a new user runs it (dist/ as `npm test` built it): the real server and the stub LLM
+ * with the demo script, against this run's services. Covers what a first user found: the console
+ * shows progress and ends with the URL and the dev key (the JSON logs go to the named log file), the
+ * stub's answers follow the request, the router is not misled by the previous question, the demo
+ * listens on loopback only, and SIGTERM frees both ports.
+ */
+const DEV_KEY = 'superbiz-dev-key-change-me';
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
+
+/** Local addresses (hex, as in /proc/net/tcp) of the sockets listening on `port`. */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // state 0A = LISTEN
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+      .map((fields) => fields[1].split(':')[0]),
+  );
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('npm run demo', () => {
+  let demo: ChildProcess;
+  let output = '';
+  let port: number;
+  let stubPort: number;
+  let baseUrl: string;
+  let exited: Promise<number | null>;
+  let logFile: string;
+
+  beforeAll(async () => {
+    port = await freePort();
+    stubPort = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    const ordersSchema = `${process.env.E2E_SERVICE_DB}_demo_orders`;
+    const toolsConfig = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-')), 'mysql-tools.yaml');
+    writeFileSync(
+      toolsConfig,
+      readFileSync('demo/mysql-tools.yaml', 'utf8').replaceAll('superbiz_demo_orders', ordersSchema),
+    );
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEMO_SKIP_BUILD: 'true',
+      PORT: String(port),
+      STUB_LLM_PORT: String(stubPort),
+      DB_NAME: `${process.env.E2E_SERVICE_DB}_demo`,
+      ORDER_MYSQL_URL: `mysql://${process.env.DB_HOST}:${process.env.DB_PORT}/${ordersSchema}`,
+      MYSQL_TOOLS_CONFIG: toolsConfig,
+      DOCUMENTS_DIR: mkdtempSync(join(tmpdir(), 'superbiz-demo-docs-')),
+      // A user's default: the info-level JSON lines the console must not show.
+      LOG_LEVEL: 'info',
+      DEMO_LOG_FILE: (logFile = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-log-')), 'demo.log')),
+    };
+    delete env.HOST;
+    delete env.LLM_BASE_URL;
+    // Its own process group, so a failed test can still clean up everything the demo started.
+    demo = spawn('npm', ['run', 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    demo.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    demo.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    exited = new Promise((resolve) => demo.once('exit', (code) => resolve(code)));
+    await waitFor(
+      async () => {
+        if (demo.exitCode !== null) throw new Error(`the demo exited early:\n${output}`);
+        return fetch(`${baseUrl}/health`).then(
+          (response) => response.ok,
+          () => false,
+        );
+      },
+      'the demo to answer /health',
+      150_000,
+    );
+    await waitFor(async () => output.includes('demo: web UI on'), 'the demo to print its URL', 15_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    try {
+      process.kill(-demo.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone: the SIGTERM test stopped everything
+    }
+    await exited;
+  });
+
+  it('shows one line per step, then the URL and the dev key last; the JSON logs go to the named file', () => {
+    const lines = output.trimEnd().split('\n');
+    const steps = [
+      'demo: logs of every step and of the running service: ' + logFile,
+      'demo: starting services (MariaDB, Redis)',
+      `demo: migrating the service database (${process.env.E2E_SERVICE_DB}_demo)`,
+      'demo: seeding the demo order database and runbooks',
+      'demo: starting the stub LLM and the service',
+      `demo: ready (logs: ${logFile}); Ctrl-C stops it`,
+    ];
+    const positions = steps.map((step) => lines.indexOf(step));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(lines.at(-1)).toBe(
+      `demo: web UI on http://127.0.0.1:${port}/, API key: ${DEV_KEY} (OpenAPI at /api/docs, health at /health)`,
+    );
+    expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(readFileSync(logFile, 'utf8')).toContain(`Listening on http://127.0.0.1:${port}`);
+  });
+
+  it('listens on 127.0.0.1 only, the server and the stub', () => {
+    const loopback = '0100007F';
+    expect(listeningAddresses(port)).toEqual([loopback]);
+    expect(listeningAddresses(stubPort)).toEqual([loopback]);
+  });
+
+  it('cites the runbook a user uploaded, and routes a diagnosis after that question to DIAGNOSIS', async () => {
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob(
+        [
+          '# Zebra queue backlog\n\n## ERR_ZEBRA_BACKLOG\n\nThe zebra-queue consumer fell behind by more than ' +
+            'ten thousand messages. Scale the zebra consumers before replaying the dead letters.\n',
+        ],
+        { type: 'text/markdown' },
+      ),
+      'zebra-backlog.md',
+    );
+    form.append('title', 'Zebra queue backlog runbook');
+    const uploaded = await fetch(`${baseUrl}/api/documents/upload`, {
+      method: 'POST',
+      headers: { 'x-api-key': DEV_KEY },
+      body: form,
+    });
+    expect(uploaded.status).toBe(201);
+    const documentId = String(((await uploaded.json()) as { document_id: string }).document_id);
+
+    const knowledge = await postChat(
+      baseUrl,
+      { query: 'What does ERR_ZEBRA_BACKLOG mean?' },
+      { apiKey: DEV_KEY },
+    );
+    // A retry of this POST would start a new run, so the stream must not invite one.
+    expect(knowledge.text).not.toMatch(/^retry:/m);
+    const content = knowledge.events.find((event) => event.event === 'content')!.data as {
+      content_type: string;
+      payload: { answer: string; references: { document_id: string }[] };
+    };
+    expect(content.content_type).toBe('KNOWLEDGE_ANSWER');
+    expect(content.payload.references.map((reference) => reference.document_id)).toContain(documentId);
+    expect(content.payload.answer).toContain('Zebra queue backlog runbook');
+
+    const sessionId = String(knowledge.events[0].data.session_id);
+    const diagnosis = await postChat(
+      baseUrl,
+      { session_id: sessionId, query: '订单 order-123 支付超时，帮我排查原因' },
+      { apiKey: DEV_KEY },
+    );
+    const report = diagnosis.events.find((event) => event.event === 'content')!.data;
+    expect(report.content_type).toBe('DIAGNOSIS_REPORT');
+    expect(diagnosis.events.at(-1)).toEqual({ event: 'done', data: { outcome: 'SUCCESS' } });
+  }, 60_000);
+
+  it('stops the server and the stub on SIGTERM, freeing both ports', async () => {
+    // To npm alone, as `kill <pid>` or a process manager sends it.
+    demo.kill('SIGTERM');
+    await exited;
+    await waitFor(
+      async () => !(await portAnswers(port)) && !(await portAnswers(stubPort)),
+      'both ports to be free',
+      15_000,
+    );
+    expect(await portAnswers(port)).toBe(false);
+    expect(await portAnswers(stubPort)).toBe(false);
+  }, 30_000);
+});
