@@ -292,6 +292,33 @@ describe('ToolBoundary run stops', () => {
     ctx.close();
   });
 
+  // The rule, on a fake clock: the run's remaining time is set apart from its own deadline timer, so the
+  // boundary's timer fires first and only the rule can make the outcome DEADLINE_EXCEEDED.
+  it.each([
+    ['remaining run time equal to the tool timeout', 300, 'DEADLINE_EXCEEDED'],
+    ['remaining run time one ms over the tool timeout', 301, 'TOOL_TIMEOUT'],
+  ] as const)('%s (run timeout %d ms) ends %s', async (_, runTimeoutMs, code) => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      const { ctx } = startUnitRun({ timeoutMs: runTimeoutMs });
+      // Date moves 200 ms; the run's deadline timer keeps its full delay, so it fires after the tool's timer.
+      jest.setSystemTime(1_000_200);
+      expect(ctx.remainingMs()).toBe(runTimeoutMs - 200);
+      const { boundary, store } = setup({ HARNESS_TOOL_CALL_TIMEOUT_MS: '100' });
+      const outcome = boundary.execute(ctx, slowTool(5_000, { aborted: false }), 'call_tie', ARGS).then(
+        (result) => JSON.parse(result.content).error_code as string,
+        (error: unknown) => (error instanceof RunDeadlineExceeded ? 'DEADLINE_EXCEEDED' : String(error)),
+      );
+      await jest.advanceTimersByTimeAsync(100);
+      expect(ctx.signal.aborted).toBe(false);
+      expect(await outcome).toBe(code);
+      expect(await store.get(ctx.runId, 'call_tie')).toMatchObject({ error_code: code });
+      ctx.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('a run already stopped runs nothing and stores nothing', async () => {
     const { ctx } = startUnitRun({ parentSignal: AbortSignal.abort() });
     const { boundary, store } = setup();
