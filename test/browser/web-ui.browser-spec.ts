@@ -206,6 +206,20 @@ describe('web UI in Chromium', () => {
       .waitFor({ state: 'detached' });
     expect(await table.getByRole('cell', { name: 'Web UI payment runbook', exact: true }).count()).toBe(1);
 
+    // A document opens in place: the chunks the knowledge base searches, under their headings.
+    const open = table.getByRole('button', { name: 'Web UI payment runbook', exact: true });
+    await open.click();
+    expect(await open.getAttribute('aria-expanded')).toBe('true');
+    const chunks = page.getByRole('list', { name: 'Chunks of Web UI payment runbook' });
+    await chunks.waitFor();
+    const chunkText = await chunks.textContent();
+    expect(chunkText).toContain('Web UI payment runbook > Symptoms');
+    expect(chunkText).toContain('RUNBOOK-EXCERPT HikariPool connection is not available');
+    await screenshot(page, 'document-open');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await open.click();
+    await chunks.waitFor({ state: 'detached' });
+
     await page.getByLabel('File (.md, .markdown or .txt)').setInputFiles({
       name: 'tool.exe',
       mimeType: 'application/octet-stream',
@@ -253,6 +267,9 @@ describe('web UI in Chromium', () => {
     expect(await actions.nth(0).textContent()).toContain('Needs human confirmation');
     expect(await actions.nth(1).textContent()).not.toContain('Needs human confirmation');
     expect(await report.getByRole('note').textContent()).toContain('MOCK log source');
+    // The notice says MOCK once; the server's copy of it at the end of the scope is not repeated.
+    const scopeLine = report.locator('p').filter({ hasText: 'Scope:' });
+    expect(await scopeLine.textContent()).not.toContain('Log evidence comes from a MOCK source');
 
     const references = report.locator('li.reference');
     expect(await references.count()).toBe(2);
@@ -269,6 +286,31 @@ describe('web UI in Chromium', () => {
     const cited = page.locator(`#turn-1-ref-${referenceId}`);
     expect(await cited.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
     expect(await cited.textContent()).toContain('RUNBOOK-EXCERPT');
+
+    // Reading the report (scrolled up from the page's end), the composer is one line; focused, full size.
+    const composer = page.locator('form.composer');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.locator('form.composer.compact').waitFor();
+    const compactHeight = (await composer.boundingBox())!.height;
+    await screenshot(page, 'report-reading');
+    await page.getByLabel('Your question').focus();
+    await page.locator('form.composer:not(.compact)').waitFor();
+    expect((await composer.boundingBox())!.height).toBeGreaterThan(compactHeight * 1.5);
+    await page.getByLabel('Your question').blur();
+
+    // A reference links to the tool call it expands in the run's trace, and the call links back.
+    const firstReference = page.locator('#turn-1-ref-1');
+    await firstReference.getByRole('link', { name: 'tool call in the trace' }).click();
+    const marked = page.locator('table.tool-calls tr.marked');
+    await marked.waitFor();
+    expect(await page.getByRole('tab', { name: /^Tool calls/ }).getAttribute('aria-selected')).toBe('true');
+    expect(await marked.evaluate((row) => row === row.ownerDocument.activeElement)).toBe(true);
+    expect(await marked.getAttribute('data-tool-call-id')).toMatch(/\S/);
+    expect(await page.locator('table.tool-calls tr').filter({ hasText: 'cited as' }).count()).toBe(2);
+    await screenshot(page, 'trace-marked-call');
+    await marked.getByRole('link', { name: 'cited as [1]' }).click();
+    await page.waitForFunction("document.activeElement?.id === 'turn-1-ref-1'");
+    expect(await firstReference.isVisible()).toBe(true);
 
     // Once released, the progress folds away behind a summary and keeps every step.
     expect(await turn.getAttribute('data-phase')).toBe('COMPLETE');
@@ -459,6 +501,10 @@ describe('web UI in Chromium', () => {
     await link.waitFor();
     // Newest run first: the session just created heads the list.
     expect(await sessions.locator('tbody tr').first().getAttribute('data-session-id')).toBe(sessionId);
+    // The outcome is a badge, so a failed or fallback run never reads like a success.
+    const outcome = sessions.locator('tbody tr').first().locator('.badge');
+    expect(await outcome.textContent()).toBe('SUCCESS');
+    expect(await outcome.getAttribute('class')).toContain('status-success');
     await screenshot(page, 'sessions');
     expect(await accessibilityViolations(page)).toEqual([]);
     await link.click();

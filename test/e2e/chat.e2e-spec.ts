@@ -1,6 +1,6 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RunningApp, startApp, useStubbedApp } from '../support/app-under-test';
-import { MOCK_SCOPE_NOTE } from '@app/guards';
+import { MOCK_SCOPE_NOTE } from '@app/contracts';
 import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from '../support/diagnosis-scripts';
 import { postChat, SseEvent } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';

@@ -127,6 +127,22 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     );
   });
 
+  it('opens one document as the chunks the knowledge base searches, from either instance', async () => {
+    // The other instance reads the same chunks from MySQL: the original file lives on one disk only.
+    const response = await chatFetch(`${second.baseUrl}/api/documents/${ids.en}/chunks`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      document: { document_id: string; chunk_count: number };
+      chunks: { chunk_index: number; breadcrumb: string; content: string }[];
+    };
+    expect(body.document.document_id).toBe(ids.en);
+    expect(body.chunks).toHaveLength(body.document.chunk_count);
+    expect(body.chunks.map((chunk) => chunk.chunk_index)).toEqual(body.chunks.map((_, index) => index));
+    expect(body.chunks.every((chunk) => chunk.breadcrumb.length > 0 && chunk.content.length > 0)).toBe(true);
+    expect((await chatFetch(`${first.baseUrl}/api/documents/doc-unknown/chunks`)).status).toBe(404);
+    expect((await adminFetch(`${first.baseUrl}/api/documents/${ids.en}/chunks`)).status).toBe(403);
+  });
+
   it('finds it again after a restart (the index is rebuilt from MySQL)', async () => {
     const restarted = await startApp(ENV);
     try {

@@ -46,6 +46,7 @@ describe('OpenAPI document at /api/docs', () => {
         'GET /api/documents/faultSource/{faultSource}',
         'GET /api/documents/status/{status}',
         'GET /api/documents/{docId}',
+        'GET /api/documents/{docId}/chunks',
         'GET /health',
         'POST /api/chat',
         'POST /api/documents/upload',

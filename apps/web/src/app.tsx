@@ -39,6 +39,8 @@ export function App() {
       firstRender.current = false;
       return;
     }
+    // A deep link to a reference focuses that reference (or its tool call) instead.
+    if (route.page !== 'documents' && route.reference) return;
     main.current?.querySelector<HTMLElement>('h2')?.focus();
   }, [routeKey]);
 
@@ -68,12 +70,20 @@ export function App() {
       )}
       <main ref={main} id="main">
         {route.page === 'chat' && (
-          <ChatPage chat={chat} apiKey={keys.apiKey} onNeedKeys={() => setKeysOpen(true)} />
+          <ChatPage
+            chat={chat}
+            apiKey={keys.apiKey}
+            onNeedKeys={() => setKeysOpen(true)}
+            target={
+              route.runId && route.reference ? { runId: route.runId, reference: route.reference } : null
+            }
+          />
         )}
         {route.page === 'runs' && (
           <RunsPage
             sessionId={route.sessionId}
             runId={route.runId}
+            reference={route.reference}
             keys={keys}
             chatSessionId={chat.sessionId}
           />

@@ -15,3 +15,9 @@ export interface KnowledgeDocumentView {
   created_at: string;
   updated_at: string;
 }
+
+/** `GET /api/documents/:docId/chunks`: what the knowledge base searches for one document, chunk by chunk. */
+export interface KnowledgeDocumentContent {
+  document: KnowledgeDocumentView;
+  chunks: { chunk_index: number; breadcrumb: string; content: string }[];
+}

@@ -41,6 +41,10 @@ export interface Reference {
   truncated: boolean;
 }
 
+/** Appended by the server to a report's scope whenever it cites the MOCK log source. */
+export const MOCK_SCOPE_NOTE =
+  '日志证据来自 MOCK 演示数据源，不是生产实时数据 / Log evidence comes from a MOCK source, not live production data.';
+
 /** `DIAGNOSIS_REPORT`: the agent's semantic content unchanged, citations expanded to references. */
 export interface DiagnosisReport {
   conclusion: { text: string; based_on_analysis_ids: string[] } | null;

@@ -7,5 +7,5 @@ export { KnowledgeGuard } from './knowledge-guard';
 export type { KnowledgeRefusal } from './knowledge-guard';
 export { checkDraftRelease, findReleaseViolations } from './release-checks';
 export { checkGrounding, groundingDetails } from './grounding-check';
-export { fallbackReport, MOCK_SCOPE_NOTE, releaseReport } from './release-policy';
+export { fallbackReport, releasedDetails, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType } from './release-policy';

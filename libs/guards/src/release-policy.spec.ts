@@ -1,9 +1,10 @@
+import { MOCK_SCOPE_NOTE } from '@app/contracts';
 import { Draft } from './draft.schema';
 import { VerifiedSnapshot } from './evidence-rules';
 import {
   argumentFreeScope,
   fallbackReport,
-  MOCK_SCOPE_NOTE,
+  releasedDetails,
   releasedScope,
   releaseReport,
 } from './release-policy';
@@ -53,12 +54,25 @@ const draft: Draft = {
   limitations: { scope: 'order-service, last 30 minutes', missing_info: ['no slow query log'] },
 };
 
+describe('releasedDetails', () => {
+  it('keeps the count and at most 15 references, within the 16 keys an event may carry', () => {
+    const ids = Array.from({ length: 20 }, (_, index) => `call_${index}`);
+    const details = releasedDetails(ids);
+    expect(Object.keys(details)).toHaveLength(16);
+    expect(details).toMatchObject({ references: 20, ref_1: 'call_0', ref_15: 'call_14' });
+    expect(details).not.toHaveProperty('ref_16');
+  });
+});
+
 describe('releaseReport', () => {
   it('releases the draft unchanged with references expanded in first-citation order', () => {
-    const { report } = releaseReport('order-123 payment times out', draft, snapshot, {
+    const { report, toolCallIds } = releaseReport('order-123 payment times out', draft, snapshot, {
       maxFieldChars: 1000,
       maxSourceDocuments: 5,
     });
+    // Reference n expands the n-th cited call; the trace's RELEASED event keeps that mapping.
+    expect(toolCallIds).toEqual(['call_logs', 'call_kb']);
+    expect(releasedDetails(toolCallIds)).toEqual({ references: 2, ref_1: 'call_logs', ref_2: 'call_kb' });
     expect(Object.keys(report)).toEqual([
       'conclusion',
       'analysis',

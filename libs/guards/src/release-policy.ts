@@ -1,3 +1,4 @@
+import { MOCK_SCOPE_NOTE } from '@app/contracts';
 import type { DiagnosisReport, Fallback, FallbackType, Reference } from '@app/contracts';
 import type { PublishedResult } from '@app/trace';
 import type { Draft } from './draft.schema';
@@ -41,14 +42,23 @@ export interface PublishLimits {
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
-export const MOCK_SCOPE_NOTE =
-  '日志证据来自 MOCK 演示数据源，不是生产实时数据 / Log evidence comes from a MOCK source, not live production data.';
-
 /** The draft's scope, plus the MOCK note whenever a MOCK log source is cited (stated by code, not left to the model). */
 export function releasedScope(scope: string, cited: Iterable<VerifiedEvidence>): string {
   const mock = [...cited].some(isMockEvidence);
   if (!mock || scope.includes(MOCK_SCOPE_NOTE)) return scope;
   return scope ? `${scope} ${MOCK_SCOPE_NOTE}` : MOCK_SCOPE_NOTE;
+}
+
+/**
+ * The RELEASED timeline event's details: which tool call each reference expands (`ref_<n>` → its
+ * tool_call_id), so the trace can link a report's reference to its call and back; the report itself
+ * carries no ids. Bounded like every event's details (16 keys: the count and 15 references).
+ */
+export function releasedDetails(toolCallIds: string[]): Record<string, string | number> {
+  return {
+    references: toolCallIds.length,
+    ...Object.fromEntries(toolCallIds.slice(0, 15).map((id, index) => [`ref_${index + 1}`, id])),
+  };
 }
 
 /** SUPPORTED: release the draft as written plus deterministic references; also what a later turn may see. */
@@ -57,7 +67,7 @@ export function releaseReport(
   draft: Draft,
   snapshot: VerifiedSnapshot,
   limits: PublishLimits,
-): { report: DiagnosisReport; publishedResult: PublishedResult } {
+): { report: DiagnosisReport; publishedResult: PublishedResult; toolCallIds: string[] } {
   const ids = [...snapshot.cited.keys()];
   const references: Reference[] = ids.map((id, index) => {
     const { tool_name: _tool, ...evidence } = snapshot.cited.get(id)!;
@@ -97,7 +107,7 @@ export function releaseReport(
       .slice(0, limits.maxSourceDocuments)
       .map(([document_id, title]) => ({ document_id, title: cut(title, limits.maxFieldChars) })),
   };
-  return { report, publishedResult };
+  return { report, publishedResult, toolCallIds: ids };
 }
 
 const LOG_WINDOW = /; (\S+) – (\S+); (\d+) matching events$/u;

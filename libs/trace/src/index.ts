@@ -19,7 +19,7 @@ export type {
 } from './repositories/run-journal';
 export { RunJournalRepository } from './repositories/run-journal.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
-export type { KnowledgeDocument } from './repositories/knowledge.repository';
+export type { KnowledgeChunk, KnowledgeDocument } from './repositories/knowledge.repository';
 export { traceConfig } from './config/trace.config';
 export { describePurge, PURGED_TABLES, RetentionService } from './retention/retention.service';
 export type { PurgedTable, PurgeResult } from './retention/retention.service';

@@ -12,5 +12,6 @@ export const paths = {
     `/api/diagnosis/${part(sessionId)}/trace/reasoning?runId=${part(runId)}`,
   documentsByStatus: (status: DocumentStatus) => `/api/documents/status/${status}`,
   document: (documentId: string) => `/api/documents/${part(documentId)}`,
+  documentChunks: (documentId: string) => `/api/documents/${part(documentId)}/chunks`,
   upload: '/api/documents/upload',
 };

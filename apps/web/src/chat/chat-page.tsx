@@ -1,24 +1,50 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { hrefOf } from '../router';
 import { isTurnOpen } from './chat-turn';
+import { isComposerCompact } from './composer-mode';
 import type { ChatSession } from './use-chat-session';
+import { focusReference } from './reference-list';
 import { TurnView, turnElementId } from './turn-view';
 
 interface ChatPageProps {
   chat: ChatSession;
   apiKey: string;
   onNeedKeys: () => void;
+  /** A reference to open (from a run trace's "cited as" link): the answer of that run, that reference. */
+  target: { runId: string; reference: number } | null;
 }
 
 const MAX_QUERY_CHARS = 4000;
 
 /** Ask, watch the run's progress, read the verified answer; follow-ups stay in the same session. */
-export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
+export function ChatPage({ chat, apiKey, onNeedKeys, target }: ChatPageProps) {
   const [query, setQuery] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
   const turnCount = chat.turns.length;
   const newest = chat.turns.at(-1);
   const newestEnded = newest ? !isTurnOpen(newest) : false;
+  const [distanceToEndPx, setDistanceToEndPx] = useState(0);
+  const [focused, setFocused] = useState(false);
+  const compact = isComposerCompact({
+    distanceToEndPx,
+    focused,
+    hasText: query.length > 0,
+    hasTurns: turnCount > 0,
+  });
+
+  useEffect(() => {
+    const measure = () => {
+      const root = document.documentElement;
+      setDistanceToEndPx(root.scrollHeight - (window.scrollY + window.innerHeight));
+    };
+    measure();
+    window.addEventListener('scroll', measure, { passive: true });
+    window.addEventListener('resize', measure);
+    return () => {
+      window.removeEventListener('scroll', measure);
+      window.removeEventListener('resize', measure);
+    };
+  }, [turnCount, newestEnded]);
 
   // The newest turn goes to the top of the view when it starts and again when its answer arrives, so
   // the answer starts right under the question; aligning the page's end instead left the answer
@@ -26,6 +52,11 @@ export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
   useEffect(() => {
     if (newest) document.getElementById(turnElementId(newest.id))?.scrollIntoView({ block: 'start' });
   }, [newest?.id, newestEnded]);
+
+  const targetTurn = target ? chat.turns.find((turn) => turn.runId === target.runId) : undefined;
+  useEffect(() => {
+    if (target && targetTurn) focusReference(targetTurn.id, target.reference);
+  }, [targetTurn?.id, target?.reference]);
 
   const submit = () => {
     const text = query.trim();
@@ -69,6 +100,13 @@ export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
         </p>
       </div>
 
+      {target && !targetTurn && (
+        <p class="notice" role="note">
+          That answer is not in this chat any more (it was in an earlier visit or session); its run trace
+          keeps what was cited.
+        </p>
+      )}
+
       {turnCount === 0 ? (
         <p class="hint empty">
           Describe a fault (for example “订单 order-123 支付超时，帮我排查”) or ask about a runbook. Only
@@ -83,7 +121,11 @@ export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
       )}
 
       <form
-        class="composer"
+        class={compact ? 'composer compact' : 'composer'}
+        onFocusIn={() => setFocused(true)}
+        onFocusOut={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(false);
+        }}
         onSubmit={(event) => {
           event.preventDefault();
           submit();
@@ -93,7 +135,7 @@ export function ChatPage({ chat, apiKey, onNeedKeys }: ChatPageProps) {
         <textarea
           id="query"
           ref={input}
-          rows={3}
+          rows={compact ? 1 : 3}
           maxLength={MAX_QUERY_CHARS}
           value={query}
           placeholder="What is failing, where, since when?"

@@ -1,17 +1,18 @@
-import type { DiagnosisReport } from '@app/contracts';
-import { referenceAnchor, ReferenceList } from './reference-list';
+import { MOCK_SCOPE_NOTE, type DiagnosisReport } from '@app/contracts';
+import { focusReference, ReferenceList } from './reference-list';
 import { usesMockData } from './reference-excerpts';
 
 interface ReportProps {
   report: DiagnosisReport;
   /** Unique per turn, so several reports on one page keep distinct reference anchors. */
   anchorPrefix: string;
+  /** The run that released the report, for each reference's link to its tool call in the trace. */
+  trace?: { sessionId: string; runId: string };
 }
 
-function focusReference(prefix: string, referenceId: number) {
-  const target = document.getElementById(referenceAnchor(prefix, referenceId));
-  target?.scrollIntoView({ behavior: 'smooth', block: 'center' });
-  target?.focus({ preventScroll: true });
+/** The notice above says MOCK once; the server's copy of it at the end of the scope is not repeated. */
+function withoutMockNote(scope: string): string {
+  return scope.replace(MOCK_SCOPE_NOTE, '').trim() || '—';
 }
 
 function BasedOn({ ids }: { ids: string[] }) {
@@ -23,7 +24,7 @@ function BasedOn({ ids }: { ids: string[] }) {
  * A released diagnosis in the contract's fixed order: conclusion, analysis (with citations),
  * action plan, recommendations, limitations and scope, references.
  */
-export function DiagnosisReportView({ report, anchorPrefix }: ReportProps) {
+export function DiagnosisReportView({ report, anchorPrefix, trace }: ReportProps) {
   const mock = usesMockData(report.references);
   return (
     <article class="report" aria-label="Diagnosis report">
@@ -102,7 +103,8 @@ export function DiagnosisReportView({ report, anchorPrefix }: ReportProps) {
           </p>
         )}
         <p>
-          <strong>Scope:</strong> {report.limitations.scope}
+          <strong>Scope:</strong>{' '}
+          {mock ? withoutMockNote(report.limitations.scope) : report.limitations.scope}
         </p>
         {report.limitations.missing_info.length > 0 && (
           <>
@@ -120,7 +122,7 @@ export function DiagnosisReportView({ report, anchorPrefix }: ReportProps) {
 
       <section class="report-section" aria-labelledby={`${anchorPrefix}-references`}>
         <h3 id={`${anchorPrefix}-references`}>References</h3>
-        <ReferenceList references={report.references} anchorPrefix={anchorPrefix} />
+        <ReferenceList references={report.references} anchorPrefix={anchorPrefix} trace={trace} />
       </section>
     </article>
   );

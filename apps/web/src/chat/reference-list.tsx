@@ -1,3 +1,4 @@
+import { hrefOf } from '../router';
 import type { Reference } from '@app/contracts';
 import { TableScroll } from '../ui/feedback';
 import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
@@ -24,6 +25,12 @@ function Sparkline({ values }: { values: number[] }) {
 }
 
 export const referenceAnchor = (prefix: string, referenceId: number) => `${prefix}-ref-${referenceId}`;
+
+export function focusReference(prefix: string, referenceId: number) {
+  const target = document.getElementById(referenceAnchor(prefix, referenceId));
+  target?.scrollIntoView({ behavior: 'smooth', block: 'center' });
+  target?.focus({ preventScroll: true });
+}
 
 function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
   switch (excerpt.kind) {
@@ -115,9 +122,11 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
 export function ReferenceList({
   references,
   anchorPrefix,
+  trace,
 }: {
   references: Reference[];
   anchorPrefix: string;
+  trace?: { sessionId: string; runId: string };
 }) {
   if (references.length === 0) return <p class="hint">No references.</p>;
   return (
@@ -136,6 +145,14 @@ export function ReferenceList({
               <span class="badge muted">no matching evidence</span>
             )}
             {reference.truncated && <span class="badge muted">truncated</span>}
+            {trace && (
+              <a
+                class="trace-link"
+                href={hrefOf({ page: 'runs', ...trace, reference: reference.reference_id })}
+              >
+                tool call in the trace
+              </a>
+            )}
           </p>
           {reference.scope && <p class="scope">{reference.scope}</p>}
           {excerptsOf(reference).map((excerpt, index) => (

@@ -15,7 +15,13 @@ function Answer({ turn }: { turn: ChatTurn }) {
     case 'KNOWLEDGE_ANSWER':
       return <KnowledgeAnswerView answer={content.payload} />;
     case 'DIAGNOSIS_REPORT':
-      return <DiagnosisReportView report={content.payload} anchorPrefix={turn.id} />;
+      return (
+        <DiagnosisReportView
+          report={content.payload}
+          anchorPrefix={turn.id}
+          trace={turn.sessionId && turn.runId ? { sessionId: turn.sessionId, runId: turn.runId } : undefined}
+        />
+      );
     case 'FALLBACK':
       return <FallbackView fallback={content.payload} />;
   }

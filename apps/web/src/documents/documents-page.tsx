@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiRequest } from '../api/api-client';
-import type { DocumentStatus, KnowledgeDocumentView } from '@app/contracts';
+import type { DocumentStatus, KnowledgeDocumentContent, KnowledgeDocumentView } from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatBytes, formatTime } from '../format';
@@ -144,9 +144,36 @@ function DeleteButton({
   );
 }
 
+/** An opened document: the chunks the knowledge base searches, each under its heading path. */
+function DocumentContent({ document, apiKey }: { document: KnowledgeDocumentView; apiKey: string }) {
+  const [content] = useResource<KnowledgeDocumentContent>(
+    (signal) => apiRequest(paths.documentChunks(document.document_id), { apiKey, signal }),
+    [document.document_id, apiKey],
+  );
+  return (
+    <ResourceView resource={content} what={`“${document.title}”`}>
+      {(data) =>
+        data.chunks.length === 0 ? (
+          <p class="hint">This document has no searchable chunks.</p>
+        ) : (
+          <ol class="document-chunks" aria-label={`Chunks of ${document.title}`}>
+            {data.chunks.map((chunk) => (
+              <li key={chunk.chunk_index}>
+                <p class="breadcrumb">{chunk.breadcrumb}</p>
+                <pre class="chunk-text">{chunk.content}</pre>
+              </li>
+            ))}
+          </ol>
+        )
+      }
+    </ResourceView>
+  );
+}
+
 /** The knowledge base the agent searches: upload runbooks, list them by indexing status, delete them. */
 export function DocumentsPage({ apiKey }: { apiKey: string }) {
   const [status, setStatus] = useState<DocumentStatus>('INDEXED');
+  const [openId, setOpenId] = useState<string | null>(null);
   const [documents, reload] = useResource<KnowledgeDocumentView[]>(
     (signal) => apiRequest(paths.documentsByStatus(status), { apiKey, signal }),
     [status, apiKey],
@@ -199,9 +226,21 @@ export function DocumentsPage({ apiKey }: { apiKey: string }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {list.map((document) => (
+                  {list.map((document) => [
                     <tr key={document.document_id} data-document-id={document.document_id}>
-                      <td>{document.title}</td>
+                      <td>
+                        <button
+                          type="button"
+                          class="link"
+                          aria-expanded={openId === document.document_id}
+                          aria-controls={`document-${document.document_id}`}
+                          onClick={() =>
+                            setOpenId(openId === document.document_id ? null : document.document_id)
+                          }
+                        >
+                          {document.title}
+                        </button>
+                      </td>
                       <td>{document.fault_source ?? '—'}</td>
                       <td>{document.category ?? '—'}</td>
                       <td>
@@ -214,8 +253,19 @@ export function DocumentsPage({ apiKey }: { apiKey: string }) {
                       <td>
                         <DeleteButton document={document} apiKey={apiKey} onDeleted={reload} />
                       </td>
-                    </tr>
-                  ))}
+                    </tr>,
+                    openId === document.document_id && (
+                      <tr
+                        key={`${document.document_id}-content`}
+                        id={`document-${document.document_id}`}
+                        class="document-content"
+                      >
+                        <td colSpan={7}>
+                          <DocumentContent document={document} apiKey={apiKey} />
+                        </td>
+                      </tr>
+                    ),
+                  ])}
                 </tbody>
               </table>
             </TableScroll>

@@ -8,6 +8,7 @@ import { formatBytes, formatDuration, formatTime, prettyJson } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
 import { Tabs } from '../ui/tabs';
+import { citedReferences } from './cited-references';
 import { offsetMs, shownDurationMs } from './run-timing';
 
 const REFRESH_MS = 2000;
@@ -92,7 +93,15 @@ function Timeline({ trace }: { trace: RunTrace }) {
   );
 }
 
-function ToolCalls({ trace }: { trace: RunTrace }) {
+function ToolCalls({ trace, reference }: { trace: RunTrace; reference?: number }) {
+  const cited = citedReferences(trace.timeline);
+  const marked = reference ? [...cited].find(([, n]) => n === reference)?.[0] : undefined;
+  useEffect(() => {
+    if (!marked) return;
+    const row = document.querySelector<HTMLElement>(`tr[data-tool-call-id="${CSS.escape(marked)}"]`);
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus({ preventScroll: true });
+  }, [marked]);
   if (trace.tool_invocations.length === 0) return <p class="hint">This run called no tools.</p>;
   return (
     <TableScroll label="Tool calls">
@@ -112,8 +121,27 @@ function ToolCalls({ trace }: { trace: RunTrace }) {
         </thead>
         <tbody>
           {trace.tool_invocations.map((call, index) => (
-            <tr key={index} data-tool-call-id={call.tool_call_id ?? ''}>
-              <td>{call.tool_name}</td>
+            <tr
+              key={index}
+              data-tool-call-id={call.tool_call_id ?? ''}
+              class={call.tool_call_id && call.tool_call_id === marked ? 'marked' : undefined}
+              tabIndex={call.tool_call_id && call.tool_call_id === marked ? -1 : undefined}
+            >
+              <td>
+                {call.tool_name}
+                {call.tool_call_id && cited.has(call.tool_call_id) && (
+                  <a
+                    class="cited-as"
+                    href={hrefOf({
+                      page: 'chat',
+                      runId: trace.run.run_id,
+                      reference: cited.get(call.tool_call_id),
+                    })}
+                  >
+                    cited as [{cited.get(call.tool_call_id)}]
+                  </a>
+                )}
+              </td>
               <td>
                 <code>{call.tool_call_id ?? '—'}</code>
               </td>
@@ -234,12 +262,14 @@ function Reasoning({
 interface RunTraceViewProps {
   sessionId: string;
   runId: string;
+  /** A report reference to mark: its tool call is shown and focused in the tool-call tab. */
+  reference?: number;
   apiKey: string;
   auditorKey: string;
 }
 
 /** One run: summary and budget, then tabs for the timeline, tool calls, model steps and (auditors) reasoning. */
-export function RunTraceView({ sessionId, runId, apiKey, auditorKey }: RunTraceViewProps) {
+export function RunTraceView({ sessionId, runId, reference, apiKey, auditorKey }: RunTraceViewProps) {
   const [trace, reload] = useResource<RunTrace>(
     (signal) => apiRequest(paths.trace(sessionId, runId), { apiKey, signal }),
     [sessionId, runId, apiKey],
@@ -275,12 +305,13 @@ export function RunTraceView({ sessionId, runId, apiKey, auditorKey }: RunTraceV
             <Summary trace={data} />
             <Tabs
               label="Run details"
+              initial={reference ? 'tools' : undefined}
               tabs={[
                 { id: 'timeline', label: 'Timeline', render: () => <Timeline trace={data} /> },
                 {
                   id: 'tools',
                   label: `Tool calls (${data.tool_invocations.length})`,
-                  render: () => <ToolCalls trace={data} />,
+                  render: () => <ToolCalls trace={data} reference={reference} />,
                 },
                 {
                   id: 'steps',

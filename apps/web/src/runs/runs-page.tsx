@@ -8,6 +8,7 @@ import { SessionRunsView } from './session-runs-view';
 interface RunsPageProps {
   sessionId: string | null;
   runId: string | null;
+  reference?: number;
   keys: ApiKeys;
   /** The chat's current session, offered when no session is in the address. */
   chatSessionId: string | null;
@@ -43,10 +44,16 @@ function SessionPicker({ chatSessionId, apiKey }: { chatSessionId: string | null
 }
 
 /** Trace browsing: pick one of the key's sessions (or enter an id), list its runs, open one run's trace. */
-export function RunsPage({ sessionId, runId, keys, chatSessionId }: RunsPageProps) {
+export function RunsPage({ sessionId, runId, reference, keys, chatSessionId }: RunsPageProps) {
   if (!sessionId) return <SessionPicker chatSessionId={chatSessionId} apiKey={keys.apiKey} />;
   if (!runId) return <SessionRunsView sessionId={sessionId} apiKey={keys.apiKey} />;
   return (
-    <RunTraceView sessionId={sessionId} runId={runId} apiKey={keys.apiKey} auditorKey={keys.auditorKey} />
+    <RunTraceView
+      sessionId={sessionId}
+      runId={runId}
+      reference={reference}
+      apiKey={keys.apiKey}
+      auditorKey={keys.auditorKey}
+    />
   );
 }

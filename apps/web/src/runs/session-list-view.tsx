@@ -57,7 +57,15 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                           </a>
                         </td>
                         <td>{session.run_count}</td>
-                        <td>{session.last_outcome ?? '—'}</td>
+                        <td>
+                          {session.last_outcome ? (
+                            <span class={`badge status-${session.last_outcome.toLowerCase()}`}>
+                              {session.last_outcome}
+                            </span>
+                          ) : (
+                            '—'
+                          )}
+                        </td>
                         <td>
                           {session.last_run_at ? (
                             <time dateTime={session.last_run_at}>{formatTime(session.last_run_at)}</time>

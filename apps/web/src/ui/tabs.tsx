@@ -8,8 +8,8 @@ export interface Tab {
 }
 
 /** WAI-ARIA tabs: arrow keys, Home and End move between tabs; only the selected tab is in the tab order. */
-export function Tabs({ tabs, label }: { tabs: Tab[]; label: string }) {
-  const [selected, setSelected] = useState(tabs[0]?.id);
+export function Tabs({ tabs, label, initial }: { tabs: Tab[]; label: string; initial?: string }) {
+  const [selected, setSelected] = useState(initial ?? tabs[0]?.id);
   const buttons = useRef<(HTMLButtonElement | null)[]>([]);
   const current = tabs.find((tab) => tab.id === selected) ?? tabs[0];
   if (!current) return null;

@@ -16,6 +16,7 @@ import {
   fallbackReport,
   FallbackType,
   groundingDetails,
+  releasedDetails,
   releaseReport,
   SemanticGuard,
   SemanticUnavailableReason,
@@ -160,8 +161,13 @@ export class DiagnosisPipeline {
     if (ctx.remainingMs() === 0)
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
     observer.status('RELEASING', '正在发布报告 / releasing the report');
-    const { report, publishedResult } = releaseReport(query, draft, snapshot, this.config.previousTurn);
-    ctx.journal.event('RELEASE', 'RELEASED', { references: report.references.length });
+    const { report, publishedResult, toolCallIds } = releaseReport(
+      query,
+      draft,
+      snapshot,
+      this.config.previousTurn,
+    );
+    ctx.journal.event('RELEASE', 'RELEASED', releasedDetails(toolCallIds));
     return {
       outcome: 'SUCCESS',
       report,

@@ -1,7 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
-import { DOCUMENT_STATUSES, DocumentStatus, KnowledgeDocumentView } from '@app/contracts';
-import type { KnowledgeDocument } from '@app/trace';
+import {
+  DOCUMENT_STATUSES,
+  DocumentStatus,
+  KnowledgeDocumentContent,
+  KnowledgeDocumentView,
+} from '@app/contracts';
+import type { KnowledgeChunk, KnowledgeDocument } from '@app/trace';
 
 export class UploadDocumentDto {
   @ApiProperty({ maxLength: 255 })
@@ -62,6 +67,29 @@ export class DocumentDto implements KnowledgeDocumentView {
       chunk_count: document.chunkCount,
       created_at: document.createdAt.toISOString(),
       updated_at: document.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class DocumentChunkDto {
+  @ApiProperty() chunk_index!: number;
+  @ApiProperty({ description: 'Heading path of the chunk, e.g. "Payment runbook > Symptoms"' })
+  breadcrumb!: string;
+  @ApiProperty() content!: string;
+}
+
+export class DocumentContentDto implements KnowledgeDocumentContent {
+  @ApiProperty({ type: DocumentDto }) document!: DocumentDto;
+  @ApiProperty({ type: [DocumentChunkDto] }) chunks!: DocumentChunkDto[];
+
+  static of(document: KnowledgeDocument, chunks: KnowledgeChunk[]): DocumentContentDto {
+    return {
+      document: DocumentDto.of(document),
+      chunks: chunks.map((chunk) => ({
+        chunk_index: chunk.chunkIndex,
+        breadcrumb: chunk.breadcrumb,
+        content: chunk.content,
+      })),
     };
   }
 }

@@ -22,7 +22,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiErrorDto, RequireApiKey } from '@app/auth';
-import { DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
+import { DocumentContentDto, DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
@@ -110,6 +110,18 @@ export class DocumentsController {
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such document' })
   async get(@Param('docId') docId: string): Promise<DocumentDto> {
     return DocumentDto.of(await this.documents.get(docId));
+  }
+
+  @Get('documents/:docId/chunks')
+  @RequireApiKey('chat')
+  @ApiOkResponse({
+    type: DocumentContentDto,
+    description: 'The document and the chunks the knowledge base searches',
+  })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such document' })
+  async chunks(@Param('docId') docId: string): Promise<DocumentContentDto> {
+    const { document, chunks } = await this.documents.content(docId);
+    return DocumentContentDto.of(document, chunks);
   }
 
   @Delete('documents/:docId')

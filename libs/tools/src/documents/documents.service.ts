@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { DOCUMENT_STATUSES, DocumentStatus } from '@app/contracts';
-import { KnowledgeDocument, KnowledgeRepository } from '@app/trace';
+import { KnowledgeChunk, KnowledgeDocument, KnowledgeRepository } from '@app/trace';
 import { toolsConfig, ToolsConfig } from '../config/tools.config';
 import { chunkDocument } from '../knowledge/markdown-chunker';
 import { KnowledgeSearchPort } from '../knowledge/knowledge-search.port';
@@ -99,6 +99,12 @@ export class DocumentsService {
 
   async get(documentId: string): Promise<KnowledgeDocument> {
     return (await this.knowledge.findDocument(documentId)) ?? notFound(documentId);
+  }
+
+  /** The document and its chunks as stored in the service database (the same on every replica). */
+  async content(documentId: string): Promise<{ document: KnowledgeDocument; chunks: KnowledgeChunk[] }> {
+    const [entry] = await this.knowledge.chunksOf([documentId]);
+    return entry ?? notFound(documentId);
   }
 
   listByStatus(status: string): Promise<KnowledgeDocument[]> {
