@@ -11,13 +11,8 @@ import { TEST_KEYS } from '../support/test-env';
  */
 jest.setTimeout(60_000);
 
-const suite = useStubbedApp();
-const { stub } = suite;
-const PLAN = '1. check order-service logs for pool errors\n2. look up the runbook\n3. conclude';
-
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
+// Declared before the app's hooks: Jest runs afterAll hooks in declaration order, and the app's
+// close waits for the pages' open connections, so the browser goes first.
 beforeAll(async () => {
   browser = await launchBrowser();
 });
@@ -26,6 +21,13 @@ afterAll(async () => {
   await Promise.all(contexts.map((context) => context.close()));
   await browser?.close();
 });
+
+const suite = useStubbedApp();
+const { stub } = suite;
+const PLAN = '1. check order-service logs for pool errors\n2. look up the runbook\n3. conclude';
+
+let browser: Browser;
+const contexts: BrowserContext[] = [];
 
 async function openUi(keys: { apiKey: string; auditorKey?: string }, hash = ''): Promise<Page> {
   // A laptop-sized window, so a report is taller than the view.

@@ -9,6 +9,17 @@ import { TEST_KEYS } from '../support/test-env';
 
 jest.setTimeout(60_000);
 
+// Declared before the app's hooks: Jest runs afterAll hooks in declaration order, and the app's
+// close waits for the pages' open connections, so the browser goes first.
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  await browser?.close();
+});
+
 const suite = useStubbedApp();
 const { stub } = suite;
 
@@ -95,15 +106,6 @@ const foreignRequests: string[] = [];
 afterEach(() => {
   expect(pageErrors.splice(0)).toEqual([]);
   expect(foreignRequests.splice(0)).toEqual([]);
-});
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await Promise.all(contexts.map((context) => context.close()));
-  await browser?.close();
 });
 
 /** A fresh tab (own session storage) on the UI, with the keys entered through the keys dialog. */
@@ -289,7 +291,7 @@ describe('web UI in Chromium', () => {
 
     // Reading the report (scrolled up from the page's end), the composer is one line; focused, full size.
     const composer = page.locator('form.composer');
-    await page.evaluate('window.scrollTo(0, 0)');
+    await page.mouse.wheel(0, -20_000);
     await page.locator('form.composer.compact').waitFor();
     const compactHeight = (await composer.boundingBox())!.height;
     await screenshot(page, 'report-reading');
@@ -309,7 +311,7 @@ describe('web UI in Chromium', () => {
     expect(await page.locator('table.tool-calls tr').filter({ hasText: 'cited as' }).count()).toBe(2);
     await screenshot(page, 'trace-marked-call');
     await marked.getByRole('link', { name: 'cited as [1]' }).click();
-    await page.waitForFunction("document.activeElement?.id === 'turn-1-ref-1'");
+    await page.locator('#turn-1-ref-1:focus').waitFor();
     expect(await firstReference.isVisible()).toBe(true);
 
     // Once released, the progress folds away behind a summary and keeps every step.

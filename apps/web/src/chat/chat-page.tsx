@@ -15,6 +15,7 @@ interface ChatPageProps {
 }
 
 const MAX_QUERY_CHARS = 4000;
+const COMPOSER_SETTLE_MS = 400;
 
 /** Ask, watch the run's progress, read the verified answer; follow-ups stay in the same session. */
 export function ChatPage({ chat, apiKey, onNeedKeys, target }: ChatPageProps) {
@@ -23,26 +24,35 @@ export function ChatPage({ chat, apiKey, onNeedKeys, target }: ChatPageProps) {
   const turnCount = chat.turns.length;
   const newest = chat.turns.at(-1);
   const newestEnded = newest ? !isTurnOpen(newest) : false;
-  const [distanceToEndPx, setDistanceToEndPx] = useState(0);
+  const [conversationBelowPx, setConversationBelowPx] = useState(0);
+  const conversation = useRef<HTMLOListElement>(null);
   const [focused, setFocused] = useState(false);
   const compact = isComposerCompact({
-    distanceToEndPx,
+    conversationBelowPx,
     focused,
     hasText: query.length > 0,
     hasTurns: turnCount > 0,
   });
 
+  // Measured once scrolling has settled: the composer never changes size under a pointer that is about
+  // to click (a link scrolled to just above it), and a fling through the page changes it once.
   useEffect(() => {
+    let settle: ReturnType<typeof setTimeout> | undefined;
     const measure = () => {
-      const root = document.documentElement;
-      setDistanceToEndPx(root.scrollHeight - (window.scrollY + window.innerHeight));
+      const bottom = conversation.current?.getBoundingClientRect().bottom;
+      setConversationBelowPx(bottom === undefined ? 0 : bottom - window.innerHeight);
+    };
+    const later = () => {
+      clearTimeout(settle);
+      settle = setTimeout(measure, COMPOSER_SETTLE_MS);
     };
     measure();
-    window.addEventListener('scroll', measure, { passive: true });
-    window.addEventListener('resize', measure);
+    window.addEventListener('scroll', later, { passive: true });
+    window.addEventListener('resize', later);
     return () => {
-      window.removeEventListener('scroll', measure);
-      window.removeEventListener('resize', measure);
+      clearTimeout(settle);
+      window.removeEventListener('scroll', later);
+      window.removeEventListener('resize', later);
     };
   }, [turnCount, newestEnded]);
 
@@ -113,7 +123,7 @@ export function ChatPage({ chat, apiKey, onNeedKeys, target }: ChatPageProps) {
           reports whose every claim is backed by verified evidence are released.
         </p>
       ) : (
-        <ol class="turns" aria-label="Conversation">
+        <ol class="turns" aria-label="Conversation" ref={conversation}>
           {chat.turns.map((turn) => (
             <TurnView key={turn.id} turn={turn} />
           ))}
