@@ -1,6 +1,13 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
-import type { RunContext } from '@app/harness';
-import { AgentStepRepository, RunRepository, TimelineRepository, ToolInvocationRepository } from '@app/trace';
+import { randomUUID } from 'node:crypto';
+import { HarnessRetryPolicies, RunContext } from '@app/harness';
+import {
+  AgentStepRepository,
+  RunJournalRepository,
+  RunRepository,
+  TimelineRepository,
+  ToolInvocationRepository,
+} from '@app/trace';
 import { createHarnessFixture, HarnessFixture, startTestRun } from '../support/harness-fixture';
 import { TEST_MYSQL } from '../support/test-env';
 
@@ -50,6 +57,15 @@ describe('run journal (real MySQL)', () => {
     outputTokens: 2,
     totalTokens: 12,
     durationMs: 40,
+  };
+
+  const LIMITS = {
+    maxModelCalls: 10,
+    maxToolCalls: 10,
+    maxCallsPerTool: 10,
+    maxInputTokens: 1_000_000,
+    maxOutputTokens: 1_000_000,
+    maxTotalTokens: 2_000_000,
   };
 
   function recordTurn(ctx: RunContext, stepIndex: number): void {
@@ -150,6 +166,57 @@ describe('run journal (real MySQL)', () => {
     expect(
       (await fixture.app.get(TimelineRepository).listForRun(ctx.runId)).map((event) => event.eventType),
     ).toEqual(['MODEL_STEP']);
+    ctx.close();
+  });
+  it('rolls a failed transaction back on its connection: later writes on the pool never commit its part', async () => {
+    const failed = await startTestRun(fixture);
+    recordTurn(failed, 1);
+    await failed.journal.flush();
+    recordTurn(failed, 1);
+    await expect(failed.journal.finish(FINISH)).rejects.toThrow();
+    failed.close();
+    // More flushes than the pool has connections. Had the failed packet's transaction been left open,
+    // the next START TRANSACTION on that connection would commit its terminal UPDATE and events.
+    const runs = await Promise.all(Array.from({ length: 25 }, () => startTestRun(fixture)));
+    for (const [index, ctx] of runs.entries()) {
+      ctx.journal.event('RUN', 'RUN_STARTED', { n: index });
+      await ctx.journal.flush();
+    }
+    const rows = await sql(
+      `SELECT COUNT(*) AS n FROM diagnosis_trace_event WHERE event_type = 'RUN_STARTED' AND run_id IN (?)`,
+      [runs.map((ctx) => ctx.runId)],
+    );
+    expect(Number(rows[0].n)).toBe(25);
+    expect((await fixture.app.get(RunRepository).findRun(failed.runId))?.status).toBe('RUNNING');
+    expect(
+      (await fixture.app.get(TimelineRepository).listForRun(failed.runId)).map((event) => event.eventType),
+    ).toEqual(['MODEL_STEP']);
+    for (const ctx of runs) ctx.close();
+  });
+
+  it('stores a question with quotes, semicolons and comment marks verbatim: one packet, still one value', async () => {
+    const query = `x'); DROP TABLE diagnosis_run; -- \\'; SELECT 1; /* */ "`;
+    const runId = `r-${randomUUID()}`;
+    await fixture.app
+      .get(RunRepository)
+      .startRun({ sessionId: `s-${randomUUID()}`, runId, query, ownerKeyDigest: '0'.repeat(64) });
+    expect((await fixture.app.get(RunRepository).findRun(runId))?.query).toBe(query);
+    const ctx = RunContext.start({
+      sessionId: 's',
+      runId,
+      journal: fixture.app.get(RunJournalRepository).open(runId),
+      timeoutMs: 30_000,
+      retryPolicies: HarnessRetryPolicies.defaults(),
+      limits: LIMITS,
+    });
+    ctx.journal.event('RUN', 'RUN_STARTED', { query });
+    expect(await ctx.journal.finish(FINISH)).toBe(true);
+    const [event] = await sql(
+      `SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'RUN_STARTED'`,
+      [runId],
+    );
+    const details: unknown = event.details;
+    expect(typeof details === 'string' ? JSON.parse(details) : details).toEqual({ query });
     ctx.close();
   });
 });

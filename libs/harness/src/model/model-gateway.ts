@@ -13,7 +13,7 @@ import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/ha
 import { RunContext } from '../run/run-context';
 import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
 import { PromptLibrary, PromptRole } from './prompt-library';
-import { CHAT_PROVIDER, ChatProvider } from './provider-chat-model';
+import { CHAT_PROVIDER, ChatProvider, generateOnce } from './provider-chat-model';
 import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 /** Where each role's model steps appear in the run's timeline. */
@@ -98,16 +98,14 @@ export class ModelGateway {
     else ctx.signal.addEventListener('abort', onStop, { once: true });
     let message: AIMessage;
     try {
-      message = await this.model
-        .invoke(messages, {
-          signal: call.signal,
-          tools: request.tools?.definitions,
-          maxOutputTokens: this.maxTokensFor(ctx, request.role),
-        })
-        .finally(() => {
-          clearTimeout(timer);
-          ctx.signal.removeEventListener('abort', onStop);
-        });
+      message = await generateOnce(this.model, messages, {
+        signal: call.signal,
+        tools: request.tools?.definitions,
+        maxOutputTokens: this.maxTokensFor(ctx, request.role),
+      }).finally(() => {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onStop);
+      });
     } catch (error) {
       const failure: Error = ctx.signal.aborted
         ? (ctx.signal.reason as Error)

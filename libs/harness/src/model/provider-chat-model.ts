@@ -177,8 +177,30 @@ export function withReasoningField(
  * in unit specs (test/support/fake-chat-model.ts), so the gateway's budget, deadline and audit code is
  * the same in both.
  */
-export type ChatProvider = Pick<BaseChatModel<ProviderCallOptions>, 'invoke'>;
+export type ChatProvider = Pick<BaseChatModel<ProviderCallOptions>, '_generate'>;
 export const CHAT_PROVIDER = Symbol('CHAT_PROVIDER');
+
+/**
+ * One provider call as `invoke` would make it, without a second runnable around it: LangGraph already
+ * runs the agent's model (GatewayChatModel) as a runnable, and the gateway's budget, deadline, signal and
+ * audit cover the call, so the inner callback manager, tracing run and serialised model description
+ * `invoke` builds per call were pure cost (about a tenth of the service's model-call CPU). What `invoke`
+ * adds to the reply, the generation info (finish_reason) in `response_metadata`, is added here.
+ */
+export async function generateOnce(
+  provider: ChatProvider,
+  messages: BaseMessage[],
+  options: ProviderCallOptions,
+): Promise<AIMessage> {
+  options.signal?.throwIfAborted();
+  const { generations } = await provider._generate(messages, options as never);
+  const generation = generations[0];
+  if (!generation || !AIMessage.isInstance(generation.message))
+    throw new Error('the provider client returned no assistant message');
+  const message = generation.message;
+  message.response_metadata = { ...generation.generationInfo, ...message.response_metadata };
+  return message;
+}
 
 /** The single provider client: SDK retries off (only the Harness retry matrix retries), no streaming. */
 export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {

@@ -28,6 +28,10 @@ export function buildDataSourceOptions(config: DatabaseConfig): MysqlConnectionO
     // Query logging would put statement bodies and parameters into the application log.
     logging: ['migration'],
     extra: { connectionLimit: config.poolSize },
+    // The run journal sends each transaction as one packet (RunJournalRepository). Every statement this
+    // service sends to its own database is its own text with bound values; the business data sources
+    // that run query_mysql have their own pools with multi-statements off.
+    multipleStatements: true,
   };
 }
 
@@ -54,6 +58,12 @@ export async function openServiceDataSource(
   config: DatabaseConfig,
 ): Promise<DataSource> {
   const dataSource = await new DataSource(options).initialize();
+  try {
+    await refuseNoBackslashEscapes(dataSource);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
   if (config.migrationsRun) {
     try {
       await withMigrationLock(dataSource, config.migrationsLockTimeoutSeconds, () =>
@@ -65,4 +75,18 @@ export async function openServiceDataSource(
     }
   }
   return dataSource;
+}
+
+/**
+ * The driver binds values by escaping them with backslashes, which a server in NO_BACKSLASH_ESCAPES mode
+ * reads differently: a quote in a user's question could end its string early, and with multi-statement
+ * packets (the run journal, the admission writes) start a statement of its own. Such a server is refused
+ * at start-up, naming the setting.
+ */
+export async function refuseNoBackslashEscapes(dataSource: DataSource): Promise<void> {
+  const [row] = (await dataSource.query('SELECT @@SESSION.sql_mode AS mode')) as { mode: string | null }[];
+  if ((row?.mode ?? '').toUpperCase().split(',').includes('NO_BACKSLASH_ESCAPES'))
+    throw new Error(
+      "the service database runs with sql_mode NO_BACKSLASH_ESCAPES, which breaks the driver's escaping of bound values; remove it from the server's sql_mode (DB_HOST)",
+    );
 }

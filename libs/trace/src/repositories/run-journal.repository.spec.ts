@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AuditCipher } from '../audit/audit-cipher';
 import type { JournalBatch } from './run-journal';
-import { journalInserts, runUpdate, Statement } from './run-journal.repository';
+import { finishStatements, journalInserts, runUpdate, Statement } from './run-journal.repository';
 import type { FinishRun } from './run.repository';
 
 const cipher = new AuditCipher(new Map([['k1', randomBytes(32)]]), 'k1');
@@ -237,5 +237,30 @@ describe('journalInserts', () => {
       '2026-12-03 07:00:01.000',
       5,
     ]);
+  });
+});
+
+describe('finishStatements', () => {
+  const statements = finishStatements('r-1', batch({ invocations: [INVOCATION] }), FINISH, cipher);
+
+  it('binds exactly as many values as each statement has placeholders', () => {
+    for (const statement of statements) expect(statement.params).toHaveLength(placeholders(statement));
+  });
+
+  it("keeps the terminal UPDATE's row count, then writes the journal rows whatever it was", () => {
+    expect(statements[0].sql).toMatch(/^UPDATE diagnosis_run SET status = \?.* AND status = 'RUNNING'$/);
+    expect(statements[1].sql).toBe('SET @superbiz_run_finished = ROW_COUNT()');
+    expect(statements[2].sql).toMatch(/^INSERT INTO tool_invocation /);
+    expect(statements[2].sql).not.toContain('@superbiz_run_finished');
+  });
+
+  it('adds RUN_FINISHED and the session summary only when the UPDATE stored the state, and reads the flag last', () => {
+    const [finished, summary, flag] = statements.slice(-3);
+    expect(finished.sql).toMatch(/'RUN_FINISHED'.* WHERE @superbiz_run_finished > 0$/s);
+    expect(finished.params).toEqual(['r-1', '{"status":"FALLBACK"}']);
+    expect(summary.sql).toMatch(
+      /^UPDATE chat_session s JOIN diagnosis_run r .* WHERE @superbiz_run_finished > 0$/s,
+    );
+    expect(flag.sql).toBe('SELECT @superbiz_run_finished AS finished');
   });
 });

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectEntityManager } from '@nestjs/typeorm';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { PoolConnection } from 'mysql2';
+import { DataSource } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { AuditCipher } from '../audit/audit-cipher';
 import { AUDIT_CIPHER } from './agent-step.repository';
 import { JournalBatch, JournalStore, RunJournal } from './run-journal';
@@ -158,19 +160,49 @@ export function journalInserts(
   return statements;
 }
 
+/** Set by the terminal UPDATE (its row count), read by the rows that exist only when it stored the state. */
+const FINISHED = '@superbiz_run_finished';
+
 /**
- * Writes run journals: each flush is one transaction of plain parameterised statements (no query
- * builder on this hot path), and the terminal write puts the conditional terminal UPDATE and the rest of
- * the journal in the same transaction. When the run had already left RUNNING (closed by the lease
- * reaper), the journal's rows are still written — they record model and tool calls that did happen — but
- * without RUN_FINISHED, and the caller is told the terminal state was not stored.
+ * The terminal write as statements of one transaction: the conditional terminal UPDATE, its row count
+ * kept in a session variable, the journal's rows, then RUN_FINISHED and the session-list summary only
+ * when that UPDATE found the run RUNNING, and last the count, so the caller learns whether it was stored.
+ */
+export function finishStatements(
+  runId: string,
+  batch: JournalBatch,
+  finish: FinishRun,
+  cipher: AuditCipher,
+): Statement[] {
+  const summary = sessionSummaryUpdate(runId);
+  return [
+    runUpdate(runId, batch, finish)!,
+    { sql: `SET ${FINISHED} = ROW_COUNT()`, params: [] },
+    ...journalInserts(runId, batch, cipher),
+    {
+      sql: `INSERT INTO diagnosis_trace_event (run_id, phase, event_type, details, created_at)
+        SELECT ?, 'RUN', 'RUN_FINISHED', ?, NOW(3) FROM DUAL WHERE ${FINISHED} > 0`,
+      params: [runId, json({ status: finish.status })],
+    },
+    { sql: `${summary.sql}\n      WHERE ${FINISHED} > 0`, params: summary.params },
+    { sql: `SELECT ${FINISHED} AS finished`, params: [] },
+  ];
+}
+
+/**
+ * Writes run journals: each flush, and the terminal write, is one transaction sent as one multi-statement
+ * packet of plain parameterised statements (no query builder on this hot path): one round trip instead of
+ * one per statement plus BEGIN and COMMIT, which was most of the service's MySQL CPU. When the run had
+ * already left RUNNING (closed by the lease reaper), the journal's rows are still written — they record
+ * model and tool calls that did happen — but without RUN_FINISHED, and the caller is told the terminal
+ * state was not stored.
  */
 @Injectable()
 export class RunJournalRepository implements JournalStore {
   private readonly logger = new Logger(RunJournalRepository.name);
 
   constructor(
-    @InjectEntityManager() private readonly manager: EntityManager,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
   ) {}
 
@@ -182,13 +214,8 @@ export class RunJournalRepository implements JournalStore {
   async write(runId: string, batch: JournalBatch): Promise<void> {
     const update = runUpdate(runId, batch);
     const statements = [...(update ? [update] : []), ...journalInserts(runId, batch, this.cipher)];
-    if (statements.length === 1) {
-      await this.manager.query(statements[0].sql, statements[0].params);
-      return;
-    }
-    await this.manager.transaction(async (manager) => {
-      for (const statement of statements) await manager.query(statement.sql, statement.params);
-    });
+    if (statements.length === 0) return;
+    await this.transaction(statements);
   }
 
   lateWriteFailed(runId: string, error: unknown): void {
@@ -198,28 +225,38 @@ export class RunJournalRepository implements JournalStore {
   }
 
   async finish(runId: string, batch: JournalBatch, finish: FinishRun): Promise<boolean> {
-    return this.manager.transaction(async (manager) => {
-      const update = runUpdate(runId, batch, finish)!;
-      const result = (await manager.query(update.sql, update.params)) as { affectedRows: number };
-      const stored = result.affectedRows > 0;
-      const rows = stored
-        ? {
-            ...batch,
-            events: [
-              ...batch.events,
-              {
-                phase: 'RUN' as const,
-                eventType: 'RUN_FINISHED' as const,
-                details: { status: finish.status },
-                at: performance.now(),
-              },
-            ],
-          }
-        : batch;
-      const statements = journalInserts(runId, rows, this.cipher);
-      if (stored) statements.push(sessionSummaryUpdate(runId));
-      for (const statement of statements) await manager.query(statement.sql, statement.params);
-      return stored;
-    });
+    const results = await this.transaction(finishStatements(runId, batch, finish, this.cipher));
+    // START TRANSACTION, the statements, COMMIT: the SELECT of the flag is the one before COMMIT.
+    const flag = results.at(-2) as { finished: number | string | null }[];
+    return Number(flag[0]?.finished ?? 0) > 0;
+  }
+
+  /**
+   * The statements between START TRANSACTION and COMMIT in one packet, on a connection of the service
+   * pool (the driver's own, without TypeORM's per-query runner and events). MySQL stops at the first
+   * failing statement and leaves the transaction open, so a failure rolls back on the same connection
+   * before it goes back to the pool; a connection that cannot roll back is destroyed, never reused.
+   */
+  private async transaction(statements: Statement[]): Promise<unknown[]> {
+    const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'].join(';\n');
+    const params = statements.flatMap((statement) => statement.params);
+    const connection = (await (
+      this.dataSource.driver as MysqlDriver
+    ).obtainMasterConnection()) as PoolConnection;
+    const query = (text: string, values?: unknown[]) =>
+      new Promise<unknown>((resolve, reject) =>
+        connection.query(text, values, (error, results) => (error ? reject(error) : resolve(results))),
+      );
+    try {
+      const results = (await query(sql, params)) as unknown[];
+      connection.release();
+      return results;
+    } catch (error) {
+      await query('ROLLBACK').then(
+        () => connection.release(),
+        () => connection.destroy(),
+      );
+      throw error;
+    }
   }
 }

@@ -61,16 +61,22 @@ export class RunRepository {
    * this replica under a lease. Plain statements: this is on every request's way to its first event.
    */
   async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
+    // One packet, two autocommit statements (MySQL stops at the first that fails). The run's lease is on
+    // the database clock, so replicas with skewed clocks agree on when it ran out.
     await this.admission.query(
       `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
-       ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3)`,
-      [sessionId, ownerKeyDigest],
-    );
-    // The database clock, so replicas with skewed clocks agree on when a lease ran out.
-    await this.admission.query(
-      `INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
+       ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3);
+       INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
        VALUES (?, ?, ?, 'RUNNING', ?, NOW(3) + INTERVAL ? MICROSECOND)`,
-      [runId, sessionId, query, this.owner.id, this.config.runLease.leaseMs * 1000],
+      [
+        sessionId,
+        ownerKeyDigest,
+        runId,
+        sessionId,
+        query,
+        this.owner.id,
+        this.config.runLease.leaseMs * 1000,
+      ],
     );
     this.owner.adopt(runId);
   }
