@@ -7,6 +7,7 @@ import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scri
 import { freePort, HaproxyFrontend, Replica } from '../test/support/replicas';
 import { postChat } from '../test/support/sse-client';
 import { percentile, reportBench } from './support/bench-results';
+import { cpuMs, machineCpuMs } from './support/processes';
 
 /**
  * Throughput of one replica and of two behind HAProxy, as a deployment runs them: the stub LLM, each
@@ -78,8 +79,22 @@ async function measure(replicaCount: number, llm: string): Promise<Record<string
   try {
     for (const replica of replicas) await replica.start();
     await proxy.start(replicas.map((replica) => replica.port));
+    // Where the machine's cores went during the load: the replicas, and everything else the setup runs
+    // on the same machine (stub LLM, MariaDB, Redis, HAProxy, this load generator).
+    const machineBefore = machineCpuMs();
+    const replicasBefore = replicas.map((replica) => cpuMs(replica.pid));
+    const started = performance.now();
     const { done, failed, latencies } = await load(proxy.baseUrl);
+    const elapsedMs = performance.now() - started;
+    const machine = machineCpuMs();
+    const replicaMs = replicas.reduce((sum, replica, i) => sum + cpuMs(replica.pid) - replicasBefore[i], 0);
+    const cores = (ms: number) => Number((ms / elapsedMs).toFixed(2));
+    const busyMs = machine.busy - machineBefore.busy;
     return {
+      [`${replicaCount}_replica_machine_cores_busy`]: cores(busyMs),
+      [`${replicaCount}_replica_machine_cores`]: cores(machine.total - machineBefore.total),
+      [`${replicaCount}_replica_service_cores`]: cores(replicaMs),
+      [`${replicaCount}_replica_everything_else_cores`]: cores(busyMs - replicaMs),
       [`${replicaCount}_replica_diagnoses_per_s`]: Number((done / DURATION_S).toFixed(1)),
       [`${replicaCount}_replica_p50_ms`]: Math.round(percentile(latencies, 50)),
       [`${replicaCount}_replica_p99_ms`]: Math.round(percentile(latencies, 99)),

@@ -67,6 +67,14 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** Busy and total CPU time of the whole machine so far (ms, all cores), from /proc/stat. */
+export function machineCpuMs(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0) * 10;
+  // idle and iowait are the fourth and fifth fields.
+  return { busy: total - (fields[3] + fields[4]) * 10, total };
+}
+
 /** Peak resident memory of a process (MB), from /proc. */
 export function peakRssMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
