@@ -82,11 +82,12 @@ start() {
   names+=("$name")
 }
 # Polls a URL until it answers 2xx; a background process that exits first, or the time running out,
-# fails the demo naming what it was waiting for.
+# fails the demo naming what it was waiting for. Each poll is bounded: a port held by something that
+# accepts and never answers must not hang the demo.
 wait_until_up() {
   local what=$1 check_url=$2 seconds=$3
   for _ in $(seq 1 $((seconds * 2))); do
-    node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$check_url" &&
+    node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(2000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$check_url" &&
       return 0
     for index in "${!pids[@]}"; do
       kill -0 "${pids[$index]}" 2>/dev/null && continue

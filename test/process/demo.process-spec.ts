@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunTrace } from '@app/contracts';
@@ -52,6 +52,36 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: n
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The environment `npm run demo` gets in these tests: this run's databases, free ports, its own log file. */
+function demoEnv(ports: { port: number; stubPort: number; prometheusPort: number }) {
+  const ordersSchema = `${process.env.E2E_SERVICE_DB}_demo_orders`;
+  const toolsConfig = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-')), 'mysql-tools.yaml');
+  writeFileSync(
+    toolsConfig,
+    readFileSync('demo/mysql-tools.yaml', 'utf8').replaceAll('superbiz_demo_orders', ordersSchema),
+  );
+  const logFile = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-log-')), 'demo.log');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEMO_SKIP_BUILD: 'true',
+    PORT: String(ports.port),
+    STUB_LLM_PORT: String(ports.stubPort),
+    PROMETHEUS_PORT: String(ports.prometheusPort),
+    DB_NAME: `${process.env.E2E_SERVICE_DB}_demo`,
+    ORDER_MYSQL_URL: `mysql://${process.env.DB_HOST}:${process.env.DB_PORT}/${ordersSchema}`,
+    MYSQL_TOOLS_CONFIG: toolsConfig,
+    DOCUMENTS_DIR: mkdtempSync(join(tmpdir(), 'superbiz-demo-docs-')),
+    // A user's default: the info-level JSON lines the console must not show.
+    LOG_LEVEL: 'info',
+    DEMO_LOG_FILE: logFile,
+  };
+  delete env.HOST;
+  delete env.LLM_BASE_URL;
+  delete env.METRICS_TOOLS_CONFIG;
+  delete env.METRICS_NOW;
+  return { env, logFile };
+}
+
 describe('npm run demo', () => {
   let demo: ChildProcess;
   let output = '';
@@ -67,30 +97,8 @@ describe('npm run demo', () => {
     stubPort = await freePort();
     prometheusPort = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const ordersSchema = `${process.env.E2E_SERVICE_DB}_demo_orders`;
-    const toolsConfig = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-')), 'mysql-tools.yaml');
-    writeFileSync(
-      toolsConfig,
-      readFileSync('demo/mysql-tools.yaml', 'utf8').replaceAll('superbiz_demo_orders', ordersSchema),
-    );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DEMO_SKIP_BUILD: 'true',
-      PORT: String(port),
-      STUB_LLM_PORT: String(stubPort),
-      PROMETHEUS_PORT: String(prometheusPort),
-      DB_NAME: `${process.env.E2E_SERVICE_DB}_demo`,
-      ORDER_MYSQL_URL: `mysql://${process.env.DB_HOST}:${process.env.DB_PORT}/${ordersSchema}`,
-      MYSQL_TOOLS_CONFIG: toolsConfig,
-      DOCUMENTS_DIR: mkdtempSync(join(tmpdir(), 'superbiz-demo-docs-')),
-      // A user's default: the info-level JSON lines the console must not show.
-      LOG_LEVEL: 'info',
-      DEMO_LOG_FILE: (logFile = join(mkdtempSync(join(tmpdir(), 'superbiz-demo-log-')), 'demo.log')),
-    };
-    delete env.HOST;
-    delete env.LLM_BASE_URL;
-    delete env.METRICS_TOOLS_CONFIG;
-    delete env.METRICS_NOW;
+    let env: NodeJS.ProcessEnv;
+    ({ env, logFile } = demoEnv({ port, stubPort, prometheusPort }));
     // Its own process group, so a failed test can still clean up everything the demo started.
     demo = spawn('npm', ['run', 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     demo.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -271,4 +279,43 @@ describe('npm run demo', () => {
     await waitFor(async () => !(await anyAnswers()), 'every port to be free', 15_000);
     expect(await Promise.all(ports.map(portAnswers))).toEqual([false, false, false]);
   }, 30_000);
+});
+
+describe('npm run demo when Prometheus cannot start', () => {
+  it('stops with a console line naming the step and the reason, leaving no port taken', async () => {
+    // Something else already holds the Prometheus port: it accepts connections and never answers.
+    const held: Socket[] = [];
+    const holder = createServer((socket) => held.push(socket));
+    const prometheusPort = await freePort();
+    await new Promise<void>((resolve) => holder.listen(prometheusPort, '127.0.0.1', resolve));
+    const ports = { port: await freePort(), stubPort: await freePort(), prometheusPort };
+    const demo = spawn('bash', ['scripts/demo.sh'], {
+      env: demoEnv(ports).env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    demo.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    demo.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const code = await Promise.race([
+        exited,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the demo did not stop:\n${output}`)), 100_000);
+        }),
+      ]);
+      expect(code).toBe(1);
+      expect(output).toContain('demo: FAILED: starting Prometheus: the demo Prometheus exited');
+      expect(output).toContain(`cannot start prometheus on 127.0.0.1:${prometheusPort}: EADDRINUSE`);
+      expect(output).not.toContain('demo: web UI on');
+      expect([await portAnswers(ports.port), await portAnswers(ports.stubPort)]).toEqual([false, false]);
+    } finally {
+      clearTimeout(timer);
+      if (demo.exitCode === null) process.kill(-demo.pid!, 'SIGKILL');
+      held.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 120_000);
 });

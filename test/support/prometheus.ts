@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './free-port';
@@ -51,6 +52,20 @@ export function ensurePrometheusBinaries(): void {
   });
 }
 
+/**
+ * A given port must be free: Prometheus logs a taken port and keeps running for a while, and whatever
+ * holds the port could answer the readiness check in its place.
+ */
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot start prometheus on 127.0.0.1:${port}: ${error.code ?? error.message}`)),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePort()));
+  });
+}
+
 /** How much of Prometheus' own stderr a start-up failure quotes. */
 const STDERR_TAIL_CHARS = 2000;
 
@@ -72,6 +87,7 @@ export class PrometheusServer {
     ensurePrometheusBinaries();
     this.directory = mkdtempSync(join(tmpdir(), 'prometheus-'));
     try {
+      if (options.port !== undefined) await assertPortFree(options.port);
       await this.launch(families, options.port ?? (await freePort()));
     } catch (error) {
       // Nothing left behind: no process, no data directory.
@@ -119,7 +135,8 @@ export class PrometheusServer {
         throw new Error(`prometheus exited during start-up on ${this.url}: ${this.stderrTail.trim()}`);
       }
       try {
-        const response = await fetch(`${this.url}/-/ready`);
+        // Bounded: a listener that accepts and never answers must not stall the start-up check.
+        const response = await fetch(`${this.url}/-/ready`, { signal: AbortSignal.timeout(1000) });
         if (response.ok) return;
       } catch {
         // not listening yet
