@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `npm run demo`: installs, builds, migrates and starts the service offline against the stub LLM.
+# `npm run demo`: installs, builds, migrates and starts the service offline against the stub LLM, with
+# a Prometheus (Debian's package, on loopback) holding the demo incident's metrics for query_metrics.
 # The console shows one progress line per step and, last, the URL and the dev key; the service's and
 # the stub's JSON logs go to DEMO_LOG_FILE (default var/log/demo.log), named on the console, and its
 # last lines are printed when a step fails. Binds 127.0.0.1 unless HOST says otherwise (the demo
-# enables an all-roles dev key). Ctrl-C or SIGTERM stops the server and the stub (package.json runs
+# enables an all-roles dev key). Ctrl-C or SIGTERM stops the server, the stub and Prometheus (package.json runs
 # this script with `exec`, so npm's SIGTERM reaches it). DEMO_SKIP_BUILD=true reuses dist/ as built
 # (the e2e test of this script).
 set -euo pipefail
@@ -47,14 +48,24 @@ export MYSQL_TOOLS_CONFIG=${MYSQL_TOOLS_CONFIG:-demo/mysql-tools.yaml}
 export ORDER_MYSQL_URL=${ORDER_MYSQL_URL:-mysql://127.0.0.1:3306/superbiz_demo_orders}
 export ORDER_MYSQL_USERNAME=${ORDER_MYSQL_USERNAME:-superbiz_reader}
 export ORDER_MYSQL_PASSWORD=${ORDER_MYSQL_PASSWORD:-demo-reader-password}
+export PROMETHEUS_PORT=${PROMETHEUS_PORT:-4011}
+export PROMETHEUS_URL=http://127.0.0.1:${PROMETHEUS_PORT}
+export METRICS_TOOLS_CONFIG=${METRICS_TOOLS_CONFIG:-demo/metrics-tools.yaml}
+# The incident's metrics end at the demo's start and query_metrics' window ends there too, so the
+# follow-up finds them however long the demo has been running.
+export METRICS_NOW=${METRICS_NOW:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 
 step "migrating the service database ($DB_NAME)" node dist/apps/server/src/cli/migrate.js run --create-database
 step "seeding the demo order database and runbooks" sh -c \
   'node dist/test/support/business-db-cli.js && node dist/apps/server/src/cli/seed-knowledge.js demo/runbooks'
+if ! { command -v prometheus && command -v promtool; } >/dev/null 2>&1; then
+  step "installing Prometheus (Debian package prometheus, once)" bash scripts/ensure-test-binaries.sh prometheus
+fi
 
-# Both run in the background and the script waits for them: a signal to a shell blocked on a
-# foreground child is handled only after that child exits, which left both ports taken.
+# All run in the background and the script waits for them: a signal to a shell blocked on a
+# foreground child is handled only after that child exits, which left the ports taken.
 pids=()
+names=()
 stop() {
   trap - EXIT INT TERM
   [ "${#pids[@]}" -gt 0 ] && kill -TERM "${pids[@]}" 2>/dev/null
@@ -63,35 +74,48 @@ stop() {
 trap stop EXIT
 trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM
+start() {
+  local name=$1
+  shift
+  "$@" >>"$LOG_FILE" 2>&1 &
+  pids+=($!)
+  names+=("$name")
+}
+# Polls a URL until it answers 2xx; a background process that exits first, or the time running out,
+# fails the demo naming what it was waiting for. Each poll is bounded: a port held by something that
+# accepts and never answers must not hang the demo.
+wait_until_up() {
+  local what=$1 check_url=$2 seconds=$3
+  for _ in $(seq 1 $((seconds * 2))); do
+    node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(2000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$check_url" &&
+      return 0
+    for index in "${!pids[@]}"; do
+      kill -0 "${pids[$index]}" 2>/dev/null && continue
+      say "FAILED: $what: the ${names[$index]} exited; last lines of $LOG_FILE:" >&2
+      tail -n 20 "$LOG_FILE" >&2
+      exit 1
+    done
+    sleep 0.5
+  done
+  say "FAILED: $what: $check_url did not answer within $seconds s; last lines of $LOG_FILE:" >&2
+  tail -n 20 "$LOG_FILE" >&2
+  exit 1
+}
+
+say "starting Prometheus with the demo incident's metrics ($PROMETHEUS_URL)"
+start "demo Prometheus" node dist/test/support/demo-prometheus-cli.js --port "$PROMETHEUS_PORT" --now "$METRICS_NOW"
+wait_until_up "starting Prometheus" "$PROMETHEUS_URL/-/ready" 60
 
 say "starting the stub LLM and the service"
-node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT" >>"$LOG_FILE" 2>&1 &
-pids+=($!)
-node dist/apps/server/src/main.js >>"$LOG_FILE" 2>&1 &
-pids+=($!)
+start "stub LLM" node dist/test/support/stub-llm/cli.js --script demo/stub-llm-script.json --port "$STUB_LLM_PORT"
+start service node dist/apps/server/src/main.js
 
 url="http://${HOST}:${PORT}/"
 health="http://$([ "$HOST" = 0.0.0.0 ] && echo 127.0.0.1 || echo "$HOST"):${PORT}/health"
-ready=false
-for _ in $(seq 1 240); do
-  node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$health" &&
-    ready=true && break
-  for pid in "${pids[@]}"; do
-    kill -0 "$pid" 2>/dev/null && continue
-    say "FAILED: the $([ "$pid" = "${pids[0]}" ] && echo "stub LLM" || echo service) exited; last lines of $LOG_FILE:" >&2
-    tail -n 20 "$LOG_FILE" >&2
-    exit 1
-  done
-  sleep 0.5
-done
-if [ "$ready" != true ]; then
-  say "FAILED: $health did not answer within two minutes; last lines of $LOG_FILE:" >&2
-  tail -n 20 "$LOG_FILE" >&2
-  exit 1
-fi
+wait_until_up "starting the stub LLM and the service" "$health" 120
 key_hint=""
 [ "$AUTH_DEV_KEY_ENABLED" = true ] && key_hint=", API key: superbiz-dev-key-change-me"
 say "ready (logs: $LOG_FILE); Ctrl-C stops it"
 say "web UI on ${url}${key_hint} (OpenAPI at /api/docs, health at /health)"
-# Either process ending ends the demo.
+# Any of the three ending ends the demo.
 wait -n

@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './free-port';
@@ -46,32 +47,67 @@ function hasBinaries(): boolean {
 /** Installs Debian's prometheus package (with promtool) when it is missing, as for HAProxy and Redis. */
 export function ensurePrometheusBinaries(): void {
   if (hasBinaries()) return;
-  execFileSync('bash', [resolve(__dirname, '../../scripts/ensure-test-binaries.sh')], { stdio: 'inherit' });
+  execFileSync('bash', [resolve(__dirname, '../../scripts/ensure-test-binaries.sh'), 'prometheus'], {
+    stdio: 'inherit',
+  });
 }
 
 /**
- * A real Prometheus server on a free loopback port, as a host binary with its own data directory,
- * loaded before start with an incident's samples through promtool's OpenMetrics backfill. It scrapes
- * nothing: what it answers is exactly the backfilled history.
+ * A given port must be free: Prometheus logs a taken port and keeps running for a while, and whatever
+ * holds the port could answer the readiness check in its place.
+ */
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot start prometheus on 127.0.0.1:${port}: ${error.code ?? error.message}`)),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePort()));
+  });
+}
+
+/** How much of Prometheus' own stderr a start-up failure quotes. */
+const STDERR_TAIL_CHARS = 2000;
+
+/**
+ * A real Prometheus server on a loopback port (a free one unless given), as a host binary with its own
+ * data directory, loaded before start with an incident's samples through promtool's OpenMetrics
+ * backfill. It scrapes nothing: what it answers is exactly the backfilled history. The e2e tests and
+ * the demo (demo-prometheus-cli.ts) both run it.
  */
 export class PrometheusServer {
   private child: ChildProcess | null = null;
   private directory = '';
+  private stderrTail = '';
   url = '';
+  /** Settles with the exit code when the server process ends, for whatever reason. */
+  exited: Promise<number | null> = Promise.resolve(null);
 
-  async start(families: MetricFamily[]): Promise<string> {
+  async start(families: MetricFamily[], options: { port?: number } = {}): Promise<string> {
     ensurePrometheusBinaries();
-    this.directory = mkdtempSync(join(tmpdir(), 'prometheus-e2e-'));
+    this.directory = mkdtempSync(join(tmpdir(), 'prometheus-'));
+    try {
+      if (options.port !== undefined) await assertPortFree(options.port);
+      await this.launch(families, options.port ?? (await freePort()));
+    } catch (error) {
+      // Nothing left behind: no process, no data directory.
+      await this.stop();
+      throw error;
+    }
+    return this.url;
+  }
+
+  private async launch(families: MetricFamily[], port: number): Promise<void> {
     const input = join(this.directory, 'incident.om');
     const data = join(this.directory, 'data');
     writeFileSync(input, openMetricsText(families));
+    // stderr piped: a failed backfill's error message then quotes promtool's own reason.
     execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', input, data], {
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
     const config = join(this.directory, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
-    const port = await freePort();
-    this.child = spawn(
+    const child = spawn(
       'prometheus',
       [
         `--config.file=${config}`,
@@ -80,26 +116,34 @@ export class PrometheusServer {
         '--storage.tsdb.retention.time=30d',
         '--log.level=warn',
       ],
-      { stdio: 'ignore' },
+      { stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    this.child = child;
+    this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+    // Kept so a failed start says why (a port in use, a bad flag) instead of only that it failed.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+    });
     this.url = `http://127.0.0.1:${port}`;
     await this.waitReady();
-    return this.url;
   }
 
   private async waitReady(): Promise<void> {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      if (this.child?.exitCode !== null) throw new Error('prometheus exited during start-up');
+      if (this.child?.exitCode !== null) {
+        throw new Error(`prometheus exited during start-up on ${this.url}: ${this.stderrTail.trim()}`);
+      }
       try {
-        const response = await fetch(`${this.url}/-/ready`);
+        // Bounded: a listener that accepts and never answers must not stall the start-up check.
+        const response = await fetch(`${this.url}/-/ready`, { signal: AbortSignal.timeout(1000) });
         if (response.ok) return;
       } catch {
         // not listening yet
       }
       await new Promise((done) => setTimeout(done, 200));
     }
-    throw new Error('prometheus did not become ready within 20 s');
+    throw new Error(`prometheus on ${this.url} did not become ready within 20 s: ${this.stderrTail.trim()}`);
   }
 
   async stop(): Promise<void> {

@@ -119,8 +119,9 @@ export function ChatPage({ chat, apiKey, onNeedKeys, target }: ChatPageProps) {
 
       {turnCount === 0 ? (
         <p class="hint empty">
-          Describe a fault (for example “订单 order-123 支付超时，帮我排查”) or ask about a runbook. Only
-          reports whose every claim is backed by verified evidence are released.
+          Describe a fault (for example “订单 order-123 支付超时，帮我排查”), follow it up in the same session
+          (“payment-service 饱和了吗？查一下它的指标”) or ask about a runbook. Only reports whose every claim
+          is backed by verified evidence are released.
         </p>
       ) : (
         <ol class="turns" aria-label="Conversation" ref={conversation}>

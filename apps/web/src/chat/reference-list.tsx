@@ -6,10 +6,13 @@ import { excerptsOf, ReferenceExcerpt } from './reference-excerpts';
 /** A small line of the series' trend; the figures beside it carry the numbers for screen readers. */
 function Sparkline({ values }: { values: number[] }) {
   if (values.length < 2) return null;
-  const min = Math.min(...values);
-  const span = Math.max(...values) - min || 1;
+  // Counts and gauges are drawn from zero: scaled to their own range, a pool wobbling between 4 and 6
+  // connections looked as alarming as one jumping from 10 to 50. Negative series keep their own minimum.
+  const min = Math.min(0, ...values);
+  const span = Math.max(...values) - min;
+  const yOf = (value: number) => (span === 0 ? 22 : 22 - ((value - min) / span) * 20);
   const points = values
-    .map((value, index) => `${(index / (values.length - 1)) * 100},${22 - ((value - min) / span) * 20}`)
+    .map((value, index) => `${(index / (values.length - 1)) * 100},${yOf(value)}`)
     .join(' ');
   return (
     <svg class="sparkline" viewBox="0 0 100 24" preserveAspectRatio="none" aria-hidden="true">
@@ -92,15 +95,17 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
           <figcaption>
             <code>{excerpt.name}</code>
           </figcaption>
-          <Sparkline values={excerpt.trend} />
-          <dl class="fields">
-            {excerpt.figures.map(([name, value]) => (
-              <div key={name}>
-                <dt>{name}</dt>
-                <dd>{value}</dd>
-              </div>
-            ))}
-          </dl>
+          <div class="series-row">
+            <Sparkline values={excerpt.trend} />
+            <dl class="fields">
+              {excerpt.figures.map(([name, value]) => (
+                <div key={name}>
+                  <dt>{name}</dt>
+                  <dd>{value}</dd>
+                </div>
+              ))}
+            </dl>
+          </div>
           {excerpt.changes.length > 0 && <p class="hint">largest changes: {excerpt.changes.join('; ')}</p>}
         </figure>
       );
