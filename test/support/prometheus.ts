@@ -1,7 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
 
 /** One sample line of an incident's metrics: labels and a value at a time. */
@@ -43,10 +43,20 @@ function hasBinaries(): boolean {
   }
 }
 
+/** scripts/ensure-test-binaries.sh, found from the sources (test/support) and from the build (dist/test/support). */
+function installScript(): string {
+  for (let directory = __dirname; dirname(directory) !== directory; directory = dirname(directory)) {
+    const script = join(directory, 'scripts', 'ensure-test-binaries.sh');
+    if (existsSync(script)) return script;
+  }
+  throw new Error(`scripts/ensure-test-binaries.sh not found above ${__dirname}`);
+}
+
 /** Installs Debian's prometheus package (with promtool) when it is missing, as for HAProxy and Redis. */
 export function ensurePrometheusBinaries(): void {
   if (hasBinaries()) return;
-  execFileSync('bash', [resolve(__dirname, '../../scripts/ensure-test-binaries.sh')], { stdio: 'inherit' });
+  execFileSync('bash', [installScript()], { stdio: 'inherit' });
+  if (!hasBinaries()) throw new Error('prometheus or promtool is still not on the PATH after installing');
 }
 
 /**
@@ -65,9 +75,15 @@ export class PrometheusServer {
     const input = join(this.directory, 'incident.om');
     const data = join(this.directory, 'data');
     writeFileSync(input, openMetricsText(families));
-    execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', input, data], {
-      stdio: 'ignore',
-    });
+    try {
+      execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', input, data], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    } catch (error) {
+      // promtool says which line it refused: the incident's samples are ours to fix.
+      const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
+      throw new Error(`promtool could not backfill the samples: ${stderr || (error as Error).message}`);
+    }
     const config = join(this.directory, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
     const port = await freePort();
