@@ -3,10 +3,17 @@ import { z } from 'zod';
 import type { MetricFamily, MetricSample } from '../test/support/prometheus';
 
 const metricName = z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'must be a Prometheus metric name');
-const labelName = z
-  .string()
-  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'must be a Prometheus label name')
-  .refine((name) => !name.startsWith('__'), 'names starting with __ are reserved');
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const labelName = z.string().regex(LABEL_NAME, 'must be a Prometheus label name');
+/** Checked key by key, so a bad label is named (a record's own key check only says "Invalid key"). */
+const labels = z.record(z.string(), z.string()).superRefine((record, context) => {
+  for (const name of Object.keys(record)) {
+    if (!LABEL_NAME.test(name))
+      context.addIssue({ code: 'custom', path: [name], message: 'must be a Prometheus label name' });
+    else if (name.startsWith('__'))
+      context.addIssue({ code: 'custom', path: [name], message: 'names starting with __ are reserved' });
+  }
+});
 /** Minutes relative to the scenario's `now`: -60 is an hour before it. */
 const minutesBeforeNow = z.number().int().min(-10_080).max(0);
 
@@ -20,7 +27,7 @@ const segmentSchema = z.union([
 const seriesSchema = z.strictObject({
   metric: metricName,
   type: z.enum(['gauge', 'counter']).default('gauge'),
-  labels: z.record(labelName, z.string()).default({}),
+  labels: labels.default({}),
   shape: z
     .array(segmentSchema)
     .min(1)
