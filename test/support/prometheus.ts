@@ -67,6 +67,8 @@ export function ensurePrometheusBinaries(): void {
 export class PrometheusServer {
   private child: ChildProcess | null = null;
   private directory = '';
+  /** The end of what the server wrote to stderr: why it stopped, when it stops during start-up. */
+  private stderrTail = '';
   url = '';
 
   async start(families: MetricFamily[]): Promise<string> {
@@ -96,8 +98,12 @@ export class PrometheusServer {
         '--storage.tsdb.retention.time=30d',
         '--log.level=warn',
       ],
-      { stdio: 'ignore' },
+      { stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    this.stderrTail = '';
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
+    });
     this.url = `http://127.0.0.1:${port}`;
     await this.waitReady();
     return this.url;
@@ -106,7 +112,8 @@ export class PrometheusServer {
   private async waitReady(): Promise<void> {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      if (this.child?.exitCode !== null) throw new Error('prometheus exited during start-up');
+      if (this.child?.exitCode !== null || this.child.signalCode !== null)
+        throw new Error(`prometheus exited during start-up: ${this.stderrTail.trim() || 'no output'}`);
       try {
         const response = await fetch(`${this.url}/-/ready`);
         if (response.ok) return;
