@@ -20,6 +20,8 @@ import {
   summarize,
 } from './report';
 import { loadScenarios, Scenario, sqlStatements } from './scenario';
+import { metricFamiliesOf, metricsToolsYaml } from './scenario-metrics';
+import { ensurePrometheusBinaries, PrometheusServer } from '../test/support/prometheus';
 import { reportOf, scoreScenario, TurnObservation } from './scorer';
 import { freePort } from '../test/support/free-port';
 
@@ -274,9 +276,32 @@ interface Contender {
 /** Provider settings a real model's service gets from this process's environment (names only are printed). */
 const PROVIDER_KEYS = /^(?:LLM_|HARNESS_.*TIMEOUT|HARNESS_.*RETR)/;
 
+/** A scenario's metrics come from its own Prometheus only, never from a metrics config this shell has. */
+const SCENARIO_METRICS_KEYS = new Set(['METRICS_TOOLS_CONFIG', 'METRICS_NOW']);
+
 function serviceEnv(real: boolean): NodeJS.ProcessEnv {
   // The stub is not the user's provider: its services get none of the provider's settings (extra body, …).
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => real || !key.startsWith('LLM_')));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => (real || !key.startsWith('LLM_')) && !SCENARIO_METRICS_KEYS.has(key),
+    ),
+  );
+}
+
+/**
+ * The scenario's metrics in a Prometheus of its own (samples relative to its `now`), and the service's
+ * query_metrics allowlist for it; no settings when the scenario ships no metrics (the tool stays off).
+ */
+async function startScenarioMetrics(
+  scenario: Scenario,
+  prometheus: PrometheusServer,
+  work: string,
+): Promise<NodeJS.ProcessEnv> {
+  if (!scenario.metrics) return {};
+  const url = await prometheus.start(metricFamiliesOf(scenario.metrics, new Date(scenario.spec.now)));
+  const config = join(work, 'metrics-tools.yaml');
+  writeFileSync(config, metricsToolsYaml(scenario.metrics, url));
+  return { METRICS_TOOLS_CONFIG: config, METRICS_NOW: scenario.spec.now };
 }
 
 const failureOf = (error: unknown, logFile: string) => {
@@ -311,6 +336,7 @@ async function runScenario(
   };
   const work = mkdtempSync(join(tmpdir(), `superbiz-eval-${scenario.name}-`));
   const stub = model ? null : new StubLlmServer();
+  const prometheus = new PrometheusServer();
   let child: ChildProcess | null = null;
   const logFile = join(opts.outDir, 'service-logs', `${scenario.name}${model ? '' : '.stub'}.log`);
   const harnessError = (message: string): RunOutcome => ({
@@ -324,6 +350,7 @@ async function runScenario(
     await createBusinessDatabase(opts.admin, business, new Date(scenario.spec.now), false);
     await loadBusinessRows(opts.admin, business.schema, scenario.businessSql);
     writeFileSync(join(work, 'mysql-tools.yaml'), mysqlToolsYaml(business.schema));
+    const metricsEnv = await startScenarioMetrics(scenario, prometheus, work);
     const llm = model ?? { baseUrl: await stub!.start(), model: 'stub-oracle', apiKey: 'stub-key' };
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -357,6 +384,7 @@ async function runScenario(
         AUTH_DEV_KEY_ENABLED: 'true',
         AUDIT_ENCRYPTION_KEYS: `eval:${randomBytes(32).toString('base64')}`,
         AUDIT_ENCRYPTION_ACTIVE_KEY_ID: 'eval',
+        ...metricsEnv,
       },
     });
     child.stdout?.pipe(log);
@@ -401,6 +429,7 @@ async function runScenario(
   } finally {
     if (child) await stopService(child);
     await stub?.stop();
+    await prometheus.stop();
     await createServiceDatabase(opts.admin, serviceDb, true).catch(() => undefined);
     await dropBusinessDatabase(opts.admin, business).catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
@@ -438,10 +467,26 @@ const baselineContender = (baseline: Baseline): Contender => ({
   repeats: 1,
 });
 
+/**
+ * Scenarios with metrics need Debian's prometheus and promtool (installed here when missing): without
+ * them the eval stops before any run, naming the scenarios, rather than scoring them as failures.
+ */
+function requirePrometheus(names: string[]): void {
+  if (names.length === 0) return;
+  try {
+    ensurePrometheusBinaries();
+  } catch (error) {
+    throw new Error(
+      `${names.length} scenario(s) ship metrics (${names.join(', ')}) and need the prometheus and promtool binaries, which are missing and could not be installed: ${(error as Error).message}`,
+    );
+  }
+}
+
 /** `npm run eval [-- --llm-base-url URL --model NAME --api-key KEY] [--scenario NAME]... [--repeat N] [--out DIR]` */
 export async function main(argv: string[]): Promise<EvalRun> {
   const opts = options(argv);
   const scenarios = loadScenarios(opts.scenariosDir, opts.only);
+  requirePrometheus(scenarios.filter((scenario) => scenario.metrics).map((scenario) => scenario.name));
   mkdirSync(join(opts.outDir, 'service-logs'), { recursive: true });
   const startedAt = new Date();
   const underTest: Contender = {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { parseScenarioMetrics, ScenarioMetrics } from './scenario-metrics';
 
 const regex = z.string().refine((source) => {
   try {
@@ -27,8 +28,11 @@ export const scenarioSpecSchema = z.strictObject({
     root_cause: z.array(regex).default([]),
     /** Case-insensitive regexes no claim (conclusion, NORMAL analysis, actions, recommendations) may match. */
     forbidden: z.array(regex).default([]),
-    /** Source types the report's NORMAL analysis must cite (LOG references must be FILE evidence). */
-    evidence: z.array(z.enum(['LOG', 'MYSQL', 'KNOWLEDGE'])).default([]),
+    /**
+     * Source types the report's NORMAL analysis must cite (LOG references must be FILE evidence; METRIC
+     * needs the scenario's `metrics.yaml`, whose Prometheus is the only metrics source the service has).
+     */
+    evidence: z.array(z.enum(['LOG', 'MYSQL', 'KNOWLEDGE', 'METRIC'])).default([]),
     /**
      * Correct conclusions as different people write them (report outcome: at least one Chinese and one
      * English): the markers must accept every one (eval/scorer.spec.ts), so a marker is never one wording.
@@ -49,6 +53,8 @@ export interface Scenario {
   businessSql: string;
   /** The scripted stub-LLM run that solves it (stub script format), for oracle mode. */
   oracle: unknown;
+  /** Its `metrics.yaml`: time series served by a Prometheus of its own; null when it ships none. */
+  metrics: ScenarioMetrics | null;
 }
 
 /** Loads and validates one scenario directory; a broken scenario names its file and problem. */
@@ -61,6 +67,13 @@ export function loadScenario(directory: string, name: string): Scenario {
       `${name}/scenario.yaml: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
     );
   }
+  const metrics = existsSync(join(root, 'metrics.yaml'))
+    ? parseScenarioMetrics(parse(read('metrics.yaml')), `${name}/metrics.yaml`)
+    : null;
+  if (parsed.data.expect.evidence.includes('METRIC') && !metrics)
+    throw new Error(
+      `${name}/scenario.yaml: expect.evidence names METRIC but the scenario has no metrics.yaml`,
+    );
   const runbooksDir = join(root, 'runbooks');
   const runbooks = existsSync(runbooksDir)
     ? readdirSync(runbooksDir)
@@ -79,6 +92,7 @@ export function loadScenario(directory: string, name: string): Scenario {
       .map((file) => readFileSync(file, 'utf8'))
       .join('\n'),
     oracle: JSON.parse(read('oracle.json')) as unknown,
+    metrics,
   };
 }
 

@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseStubScript } from '../test/support/stub-llm/stub-script';
 import { baselineScript, databaseIsDownDraft } from './baselines';
 import { contenderRun, htmlReport, markdownTable, RunOutcome, scenarioResult, summarize } from './report';
 import { Expectation, loadScenarios, sqlStatements } from './scenario';
@@ -21,6 +23,13 @@ const EXPECT_NONE: Expectation = {
 
 const LOG_REF = { reference_id: 1, source_type: 'LOG', source: 'APPLICATION (FILE)' };
 const SQL_REF = { reference_id: 2, source_type: 'MYSQL', source: 'order_readonly' };
+const METRIC_REF = { reference_id: 3, source_type: 'METRIC', source: 'prod_prometheus (PromQL)' };
+const EXPECT_METRIC: Expectation = { ...EXPECT_REPORT, evidence: ['METRIC', 'LOG'] };
+const METRIC_CALLS: TurnObservation['toolCalls'] = [
+  { tool_name: 'query_logs', status: 'READY', evidence_status: 'EVIDENCE_FOUND' },
+  { tool_name: 'query_mysql', status: 'READY', evidence_status: 'EVIDENCE_FOUND' },
+  { tool_name: 'query_metrics', status: 'READY', evidence_status: 'EVIDENCE_FOUND' },
+];
 
 function report(overrides: Record<string, unknown> = {}) {
   return {
@@ -206,11 +215,71 @@ describe('scoreScenario', () => {
       'citations_valid',
       /no MYSQL evidence/,
     ],
+    [
+      'a metric-only cause reported without metric evidence',
+      turn(),
+      EXPECT_METRIC,
+      'citations_valid',
+      /no METRIC evidence/,
+    ],
+    [
+      'metric evidence cited only by a negative observation',
+      turn({
+        toolCalls: METRIC_CALLS,
+        payload: report({
+          analysis: [
+            { analysis_id: 'a1', kind: 'NORMAL', text: 'pool timeouts', reference_ids: [1] },
+            { analysis_id: 'a2', kind: 'NEGATIVE_OBSERVATION', text: 'CPU stayed flat', reference_ids: [3] },
+          ],
+          references: [LOG_REF, SQL_REF, METRIC_REF],
+        }),
+      }),
+      EXPECT_METRIC,
+      'citations_valid',
+      /no METRIC evidence/,
+    ],
+    [
+      'metric evidence from a tool that is not query_metrics (MCP results are OTHER)',
+      turn({
+        toolCalls: METRIC_CALLS,
+        payload: report({
+          analysis: [
+            { analysis_id: 'a1', kind: 'NORMAL', text: 'pool at 10 of 10', reference_ids: [1, 3] },
+            { analysis_id: 'a2', kind: 'NORMAL', text: 'order-7001 is PAY_TIMEOUT', reference_ids: [2] },
+          ],
+          references: [
+            LOG_REF,
+            SQL_REF,
+            { ...METRIC_REF, source_type: 'OTHER', source: 'MCP prometheus / query' },
+          ],
+        }),
+      }),
+      EXPECT_METRIC,
+      'citations_valid',
+      /no METRIC evidence/,
+    ],
   ])('marks %s wrong', (_name, observed, expectation, check, problem) => {
     const score = scoreScenario(expectation, [observed]);
     expect(score.passed).toBe(false);
     expect(score.checks[check]).toBe(false);
     expect(score.problems.join('; ')).toMatch(problem);
+  });
+
+  it('passes a metric-only cause when a NORMAL analysis cites METRIC evidence beside the logs', () => {
+    const score = scoreScenario(EXPECT_METRIC, [
+      turn({
+        toolCalls: METRIC_CALLS,
+        payload: report({
+          analysis: [
+            { analysis_id: 'a1', kind: 'NORMAL', text: 'gateway timeouts', reference_ids: [1] },
+            { analysis_id: 'a2', kind: 'NORMAL', text: 'pool at 10 of 10', reference_ids: [3] },
+          ],
+          references: [LOG_REF, METRIC_REF],
+        }),
+      }),
+    ]);
+    expect(score.problems).toEqual([]);
+    expect(score.passed).toBe(true);
   });
 
   it('accepts a fallback or a null conclusion where no cause is supported', () => {
@@ -556,6 +625,48 @@ describe('the committed scenarios', () => {
           true,
         ]);
       }
+    },
+  );
+
+  const withMetrics = scenarios.filter((scenario) => scenario.metrics);
+
+  it('at least three ship metrics, asked in Chinese and in English, each expecting METRIC evidence', () => {
+    expect(withMetrics.length).toBeGreaterThanOrEqual(3);
+    expect(withMetrics.some((scenario) => cjk.test(scenario.spec.query))).toBe(true);
+    expect(withMetrics.some((scenario) => !cjk.test(scenario.spec.query))).toBe(true);
+    for (const scenario of withMetrics)
+      expect([scenario.name, scenario.spec.expect.evidence]).toEqual([
+        scenario.name,
+        expect.arrayContaining(['METRIC']),
+      ]);
+  });
+
+  it.each(withMetrics.map((scenario) => [scenario.name, scenario] as const))(
+    '%s: its logs do not name the cause, and its oracle finds it with query_metrics in a NORMAL analysis',
+    (_name, scenario) => {
+      const cause = new RegExp(scenario.spec.expect.root_cause[0], 'iu');
+      const lines = readdirSync(scenario.logsDir)
+        .filter((file) => file.endsWith('.jsonl'))
+        .flatMap((file) => readFileSync(join(scenario.logsDir, file), 'utf8').split('\n'))
+        .filter(Boolean);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter((line) => cause.test(line))).toEqual([]);
+
+      const agent = parseStubScript(scenario.oracle).roles['diagnosis-agent'];
+      const metricCalls = new Set(
+        agent
+          .flatMap((reply) => reply.tool_calls ?? [])
+          .filter((call) => call.name === 'query_metrics')
+          .map((call) => call.id),
+      );
+      const draft = JSON.parse(agent.at(-1)!.content ?? '') as {
+        analysis: { kind: string; tool_call_ids: string[] }[];
+      };
+      expect(
+        draft.analysis.some(
+          (item) => item.kind === 'NORMAL' && item.tool_call_ids.some((id) => metricCalls.has(id)),
+        ),
+      ).toBe(true);
     },
   );
 

@@ -183,6 +183,7 @@ describe('query_metrics on a real Prometheus', () => {
     expect(content.content_type).toBe('DIAGNOSIS_REPORT');
     expect(content.payload.references).toEqual([
       expect.objectContaining({
+        source_type: 'METRIC',
         source: 'incident_prom (PromQL)',
         scope: expect.stringContaining('hikaricp_connections_active'),
         values: [

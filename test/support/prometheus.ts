@@ -1,8 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
 
 /** One sample line of an incident's metrics: labels and a value at a time. */
@@ -44,12 +44,20 @@ function hasBinaries(): boolean {
   }
 }
 
+/** scripts/ensure-test-binaries.sh, found from the sources (test/support) and from the build (dist/test/support). */
+function installScript(): string {
+  for (let directory = __dirname; dirname(directory) !== directory; directory = dirname(directory)) {
+    const script = join(directory, 'scripts', 'ensure-test-binaries.sh');
+    if (existsSync(script)) return script;
+  }
+  throw new Error(`scripts/ensure-test-binaries.sh not found above ${__dirname}`);
+}
+
 /** Installs Debian's prometheus package (with promtool) when it is missing, as for HAProxy and Redis. */
 export function ensurePrometheusBinaries(): void {
   if (hasBinaries()) return;
-  execFileSync('bash', [resolve(__dirname, '../../scripts/ensure-test-binaries.sh'), 'prometheus'], {
-    stdio: 'inherit',
-  });
+  execFileSync('bash', [installScript(), 'prometheus'], { stdio: 'inherit' });
+  if (!hasBinaries()) throw new Error('prometheus or promtool is still not on the PATH after installing');
 }
 
 /**
@@ -101,10 +109,15 @@ export class PrometheusServer {
     const input = join(this.directory, 'incident.om');
     const data = join(this.directory, 'data');
     writeFileSync(input, openMetricsText(families));
-    // stderr piped: a failed backfill's error message then quotes promtool's own reason.
-    execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', input, data], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    try {
+      execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '--quiet', input, data], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    } catch (error) {
+      // promtool says which line it refused: the incident's samples are ours to fix.
+      const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
+      throw new Error(`promtool could not backfill the samples: ${stderr || (error as Error).message}`);
+    }
     const config = join(this.directory, 'prometheus.yml');
     writeFileSync(config, 'global:\n  scrape_interval: 1h\nscrape_configs: []\n');
     const child = spawn(
@@ -131,9 +144,10 @@ export class PrometheusServer {
   private async waitReady(): Promise<void> {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
-      if (this.child?.exitCode !== null) {
-        throw new Error(`prometheus exited during start-up on ${this.url}: ${this.stderrTail.trim()}`);
-      }
+      if (this.child?.exitCode !== null || this.child.signalCode !== null)
+        throw new Error(
+          `prometheus exited during start-up on ${this.url}: ${this.stderrTail.trim() || 'no output'}`,
+        );
       try {
         // Bounded: a listener that accepts and never answers must not stall the start-up check.
         const response = await fetch(`${this.url}/-/ready`, { signal: AbortSignal.timeout(1000) });

@@ -19,7 +19,8 @@ export interface KnowledgeAnswer {
   limitations: string;
 }
 
-export const EVIDENCE_SOURCE_TYPES = ['KNOWLEDGE', 'LOG', 'MYSQL', 'OTHER'] as const;
+/** What kind of evidence a reference is; the web UI renders a reference by this, never by tool name. */
+export const EVIDENCE_SOURCE_TYPES = ['KNOWLEDGE', 'LOG', 'MYSQL', 'METRIC', 'OTHER'] as const;
 export type EvidenceSourceType = (typeof EVIDENCE_SOURCE_TYPES)[number];
 
 /** The evidence statuses a released reference can have (an ERROR result is never cited). */
@@ -36,7 +37,11 @@ export interface Reference {
   source: string;
   scope: string;
   evidence_status: ReferenceEvidenceStatus;
-  /** KNOWLEDGE: evidence excerpts; LOG: {patterns, events}; MYSQL: {columns, rows}. */
+  /**
+   * KNOWLEDGE: evidence excerpts; LOG: {patterns, events}; MYSQL: {columns, rows}; METRIC: series
+   * summaries ({labels, samples, first, last, min, max, mean, change_points, trend} per range series,
+   * {labels, value, at} per instant one); OTHER: the tool's own fields.
+   */
   values: unknown;
   truncated: boolean;
 }

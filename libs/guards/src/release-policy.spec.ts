@@ -181,6 +181,30 @@ describe('argumentFreeScope', () => {
       '2 documents',
     ],
     [
+      'a metric range query keeps its window and series count, not its PromQL',
+      {
+        source_type: 'METRIC' as const,
+        values: [],
+        scope:
+          'rate(http_requests_total{note="https://evil.test; 9 series"}[5m]); 2026-12-03T04:00:00.000Z – 2026-12-03T05:00:00.000Z, step 15s; 2 series',
+      },
+      '2026-12-03T04:00:00.000Z – 2026-12-03T05:00:00.000Z, step 15s; 2 series',
+    ],
+    [
+      'a metric instant query keeps its time and series count',
+      {
+        source_type: 'METRIC' as const,
+        values: [],
+        scope: 'up{job="http://evil.test"}; at 2026-12-03T05:00:00.000Z; 1 series',
+      },
+      'at 2026-12-03T05:00:00.000Z; 1 series',
+    ],
+    [
+      'a metric scope without the tool-built tail shows nothing',
+      { source_type: 'METRIC' as const, values: [], scope: 'http://evil.test' },
+      '',
+    ],
+    [
       'an unknown tool shows nothing',
       { source_type: 'OTHER' as const, values: {}, scope: 'http://evil.test' },
       '',

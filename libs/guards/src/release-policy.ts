@@ -111,12 +111,14 @@ export function releaseReport(
 }
 
 const LOG_WINDOW = /; (\S+) – (\S+); (\d+) matching events$/u;
+/** query_metrics' scope ends with the window and series count it built; the PromQL before it is the agent's. */
+const METRIC_WINDOW = /; (\S+ – \S+, step \d+s|at \S+); (\d+) series$/u;
 const TABLE = /\b(?:from|join)\s+[`"]?([A-Za-z_][\w$]*)[`"]?(?:\.[`"]?([A-Za-z_][\w$]*)[`"]?)?/giu;
 
 /**
  * A fallback's scope without the agent's arguments (a search query or SQL text is model-written and may
  * carry a planted link): the tables a policy-checked statement read, a log search's window and count, a
- * knowledge lookup's document count.
+ * metric query's window and series count, a knowledge lookup's document count.
  */
 export function argumentFreeScope(
   evidence: Pick<VerifiedEvidence, 'source_type' | 'scope' | 'values'>,
@@ -133,6 +135,10 @@ export function argumentFreeScope(
     }
     case 'KNOWLEDGE':
       return `${Array.isArray(evidence.values) ? evidence.values.length : 0} documents`;
+    case 'METRIC': {
+      const window = METRIC_WINDOW.exec(evidence.scope);
+      return window ? `${window[1]}; ${window[2]} series` : '';
+    }
     case 'OTHER':
       return '';
   }

@@ -6,6 +6,7 @@ export { queryMysqlConfig } from './mysql/query-mysql.config';
 export { queryMetricsConfig } from './metrics/query-metrics.config';
 export { mcpToolsConfig } from './mcp/mcp-tools.config';
 export { loadMysqlToolsConfig, parseMysqlToolsConfig } from './mysql/mysql-tools-config';
+export { parseMetricsToolsConfig } from './metrics/metrics-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { EvidenceTools } from './evidence-tools';

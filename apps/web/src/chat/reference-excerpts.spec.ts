@@ -38,7 +38,7 @@ describe('excerptsOf', () => {
     ],
     [
       'metric series with their figures, trend and largest changes',
-      reference('OTHER', [
+      reference('METRIC', [
         {
           labels: { __name__: 'hikaricp_connections_active', service: 'order', instance: '[REDACTED]' },
           samples: 120,
@@ -65,6 +65,27 @@ describe('excerptsOf', () => {
           changes: ['t1: 3 → 10'],
         },
       ],
+    ],
+    [
+      'an instant metric value with its time and no trend',
+      reference('METRIC', [{ labels: { pool: 'order' }, value: 10, at: 't1' }]),
+      [
+        {
+          kind: 'series',
+          name: '{pool=order}',
+          figures: [
+            ['value', '10'],
+            ['at', 't1'],
+          ],
+          trend: [],
+          changes: [],
+        },
+      ],
+    ],
+    [
+      'series only from METRIC evidence: an array from another tool is not read as metrics',
+      reference('OTHER', [{ labels: { pool: 'order' }, min: 3, max: 10, trend: [3, 10] }]),
+      [],
     ],
     [
       'MySQL rows as table cells in column order, null as empty',

@@ -25,9 +25,11 @@ const text = (value: unknown): string =>
 
 const figure = (value: unknown) => (typeof value === 'number' ? String(value) : '–');
 
-/** A metric series as query_metrics reports it: labels, figures, change points and a short trend. */
+/** A metric series as query_metrics reports it: a range series' figures, change points and trend, or an instant value. */
 function seriesOf(item: Fields): ReferenceExcerpt | null {
-  if (!isFields(item.labels) || !Array.isArray(item.trend)) return null;
+  if (!isFields(item.labels)) return null;
+  const isRange = Array.isArray(item.trend);
+  if (!isRange && !('value' in item)) return null;
   const labels = Object.entries(item.labels);
   const metric = labels.find(([name]) => name === '__name__')?.[1];
   const rest = labels
@@ -36,8 +38,15 @@ function seriesOf(item: Fields): ReferenceExcerpt | null {
   return {
     kind: 'series',
     name: `${metric ? text(metric) : ''}${rest.length > 0 ? `{${rest.join(', ')}}` : ''}` || 'series',
-    figures: (['min', 'max', 'mean', 'last'] as const).map((key) => [key, figure(item[key])]),
-    trend: item.trend.filter((value): value is number => typeof value === 'number' && Number.isFinite(value)),
+    figures: isRange
+      ? (['min', 'max', 'mean', 'last'] as const).map((key) => [key, figure(item[key])])
+      : [
+          ['value', figure(item.value)],
+          ['at', text(item.at)],
+        ],
+    trend: list(item.trend).filter(
+      (value): value is number => typeof value === 'number' && Number.isFinite(value),
+    ),
     changes: list(item.change_points)
       .filter(isFields)
       .map((change) => `${text(change.at)}: ${figure(change.from)} → ${figure(change.to)}`),
@@ -95,14 +104,13 @@ export function excerptsOf(reference: Reference, maxItems = 5, maxRows = 5): Ref
         },
       ];
     }
+    case 'METRIC':
+      return list(values)
+        .filter(isFields)
+        .map(seriesOf)
+        .filter((excerpt): excerpt is ReferenceExcerpt => excerpt !== null)
+        .slice(0, maxItems);
     case 'OTHER':
-      if (Array.isArray(values)) {
-        return values
-          .filter(isFields)
-          .map(seriesOf)
-          .filter((excerpt): excerpt is ReferenceExcerpt => excerpt !== null)
-          .slice(0, maxItems);
-      }
       return isFields(values)
         ? [
             {

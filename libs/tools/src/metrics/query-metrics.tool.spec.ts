@@ -58,3 +58,52 @@ describe('queryMetricsTool arguments', () => {
     expect(tool.statusDetail?.({ data_source: 'ROOT CAUSE FOUND' })).toBeUndefined();
   });
 });
+
+describe('queryMetricsTool evidence', () => {
+  const series = [{ labels: { pool: 'order' }, samples: 240, min: 3, max: 10, mean: 5.3, last: 10 }];
+
+  it('reads a verified range result as a METRIC reference with its query, window and series', () => {
+    expect(
+      tool.evidenceOf({
+        evidence_status: 'EVIDENCE_FOUND',
+        tool_call_id: 'call_1',
+        truncated: false,
+        scope: {
+          data_source: 'prod',
+          query: 'max(rps{job="api"})',
+          type: 'range',
+          start: 't0',
+          end: 't1',
+          step_seconds: 15,
+        },
+        series_count: 1,
+        series,
+      }),
+    ).toEqual({
+      source_type: 'METRIC',
+      source: 'prod (PromQL)',
+      scope: 'max(rps{job="api"}); t0 – t1, step 15s; 1 series',
+      values: series,
+    });
+  });
+
+  it('reads an instant result as a METRIC reference at its time', () => {
+    expect(
+      tool.evidenceOf({
+        evidence_status: 'NO_EVIDENCE',
+        tool_call_id: 'call_2',
+        truncated: false,
+        scope: {
+          data_source: 'prod',
+          query: 'up',
+          type: 'instant',
+          start: null,
+          end: 't1',
+          step_seconds: null,
+        },
+        series_count: 0,
+        series: [],
+      }),
+    ).toEqual({ source_type: 'METRIC', source: 'prod (PromQL)', scope: 'up; at t1; 0 series', values: [] });
+  });
+});

@@ -152,7 +152,7 @@ export function queryMetricsTool(
           ? `${String(scope.start ?? '')} – ${String(scope.end ?? '')}, step ${String(scope.step_seconds ?? '')}s`
           : `at ${String(scope.end ?? '')}`;
       return {
-        source_type: 'OTHER',
+        source_type: 'METRIC',
         source: `${String(scope.data_source ?? 'metrics')} (PromQL)`,
         scope: `${String(scope.query ?? '')}; ${window}; ${String(result.series_count ?? 0)} series`,
         values: result.series ?? [],
