@@ -150,7 +150,9 @@ export function startUnitRun(options: UnitRunOptions = {}): { ctx: RunContext; s
     sessionId: 'session-unit-1',
     runId,
     journal: new RunJournal(runId, store),
-    timeoutMs: options.timeoutMs ?? 30_000,
+    // The service's default HARNESS_RUN_TIMEOUT_MS: a phase under the default guard reserve (60 s) then
+    // has time left, as in the service (the config refuses a reserve that is not shorter than the run).
+    timeoutMs: options.timeoutMs ?? 180_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal: options.parentSignal,
     limits: {

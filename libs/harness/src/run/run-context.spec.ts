@@ -39,6 +39,18 @@ describe('RunContext', () => {
     expect(() => ctx.throwIfStopped()).toThrow(RunDeadlineExceeded);
   });
 
+  it('is past its deadline by the clock while a busy event loop has not run the timer yet', () => {
+    const ctx = start(5);
+    const phase = ctx.withTimeReserve(0);
+    const until = Date.now() + 20;
+    while (Date.now() < until); // the timer cannot fire while this runs
+    expect(ctx.signal.aborted).toBe(false);
+    expect(() => ctx.throwIfStopped()).toThrow(RunDeadlineExceeded);
+    expect(() => phase.throwIfStopped()).toThrow(RunDeadlineExceeded);
+    ctx.close();
+    phase.close();
+  });
+
   it('is cancelled when the client signal aborts, including before it started', () => {
     const client = new AbortController();
     const ctx = start(10_000, client.signal);

@@ -160,9 +160,14 @@ export class RunContext {
     return Math.max(0, this.deadline - now);
   }
 
-  /** Throws RunCancelled or RunDeadlineExceeded once the run has been stopped. */
+  /**
+   * Throws RunCancelled or RunDeadlineExceeded once the run has been stopped. The clock decides the
+   * deadline: on a busy event loop its timer fires late, and a check made in between would otherwise let
+   * the next reservation fail as the RUN_TIME budget (the same instant) instead of the deadline.
+   */
   throwIfStopped(): void {
     if (this.signal.aborted) throw this.signal.reason;
+    if (Date.now() >= this.deadline) throw new RunDeadlineExceeded();
   }
 
   /**
