@@ -164,6 +164,7 @@ async function main(): Promise<void> {
       sequential_full_service_mean_ms: sequentialMs,
       sequential_bare_agent_mean_ms: mean(bareMs),
       full_vs_bare_ratio: fullVsBare,
+      service_vs_bare_cpu_ratio: cpuPerDiagnosis / bareCpuPerDiagnosis,
       model_calls_per_diagnosis: Number(tokens[0].model_calls),
       input_tokens_per_diagnosis: Number(tokens[0].input_tokens),
       output_tokens_per_diagnosis: Number(tokens[0].output_tokens),
@@ -175,6 +176,13 @@ async function main(): Promise<void> {
         '<= 15',
         cpuPerDiagnosis <= 15,
         bareCpuPerDiagnosis,
+      ],
+      [
+        'service CPU / bare agent CPU (issue 26)',
+        cpuPerDiagnosis / bareCpuPerDiagnosis,
+        '<= 1.3',
+        cpuPerDiagnosis <= 1.3 * bareCpuPerDiagnosis,
+        null,
       ],
       [
         'throughput, % of LLM-bound ideal',
@@ -226,9 +234,7 @@ async function bareAgentLoad(stubUrl: string): Promise<BareLoadResult> {
 
 /** Each goal with the service's figure and, where it has one, the bare agent's under the same load. */
 function printGoals(rows: [string, number, string, boolean, number | null][]): void {
-  process.stdout.write(
-    '\n  goal (issue 18)                             measured    target    met   bare agent, same load\n',
-  );
+  process.stdout.write(`\n  ${'goal'.padEnd(42)}   measured  target    met   bare agent, same load\n`);
   for (const [name, value, target, met, bare] of rows) {
     const measured = value.toFixed(2).padStart(9);
     const floor = bare === null ? '' : bare.toFixed(2).padStart(9);
