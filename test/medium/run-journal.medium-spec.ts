@@ -9,6 +9,7 @@ import {
   ToolInvocationRepository,
 } from '@app/trace';
 import { createHarnessFixture, HarnessFixture, startTestRun } from '../support/harness-fixture';
+import { TEST_RUN_LIMITS } from '../support/run-limits';
 import { TEST_MYSQL } from '../support/test-env';
 
 /**
@@ -57,15 +58,6 @@ describe('run journal (real MySQL)', () => {
     outputTokens: 2,
     totalTokens: 12,
     durationMs: 40,
-  };
-
-  const LIMITS = {
-    maxModelCalls: 10,
-    maxToolCalls: 10,
-    maxCallsPerTool: 10,
-    maxInputTokens: 1_000_000,
-    maxOutputTokens: 1_000_000,
-    maxTotalTokens: 2_000_000,
   };
 
   function recordTurn(ctx: RunContext, stepIndex: number): void {
@@ -207,7 +199,7 @@ describe('run journal (real MySQL)', () => {
       journal: fixture.app.get(RunJournalRepository).open(runId),
       timeoutMs: 30_000,
       retryPolicies: HarnessRetryPolicies.defaults(),
-      limits: LIMITS,
+      limits: TEST_RUN_LIMITS,
     });
     ctx.journal.event('RUN', 'RUN_STARTED', { query });
     expect(await ctx.journal.finish(FINISH)).toBe(true);

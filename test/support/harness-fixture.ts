@@ -21,6 +21,7 @@ import { withEnv } from './app-under-test';
 import { RunJournalRepository, RunRepository } from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
+import { TEST_RUN_LIMITS } from './run-limits';
 
 export interface HarnessFixture {
   app: INestApplication;
@@ -111,14 +112,6 @@ export async function startTestRun(
     timeoutMs: options.timeoutMs ?? 30_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal: options.parentSignal,
-    limits: {
-      maxModelCalls: 10,
-      maxToolCalls: 10,
-      maxCallsPerTool: 10,
-      maxInputTokens: 1_000_000,
-      maxOutputTokens: 1_000_000,
-      maxTotalTokens: 2_000_000,
-      ...options.limits,
-    },
+    limits: { ...TEST_RUN_LIMITS, ...options.limits },
   });
 }

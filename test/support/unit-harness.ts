@@ -13,6 +13,7 @@ import { FinishRun, RunJournal, ToolInvocationRepository } from '@app/trace';
 import type { JournalBatch, JournalEvent, JournalStore } from '../../libs/trace/src/repositories/run-journal';
 import { BudgetAudit } from '../../libs/harness/src/run/budget-audit';
 import { FakeChatModel } from './fake-chat-model';
+import { TEST_RUN_LIMITS } from './run-limits';
 
 /**
  * In-process stand-ins for the Harness ports, for unit specs of the decision code: no MariaDB, Redis or
@@ -155,15 +156,7 @@ export function startUnitRun(options: UnitRunOptions = {}): { ctx: RunContext; s
     timeoutMs: options.timeoutMs ?? 180_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal: options.parentSignal,
-    limits: {
-      maxModelCalls: 10,
-      maxToolCalls: 10,
-      maxCallsPerTool: 10,
-      maxInputTokens: 1_000_000,
-      maxOutputTokens: 1_000_000,
-      maxTotalTokens: 2_000_000,
-      ...options.limits,
-    },
+    limits: { ...TEST_RUN_LIMITS, ...options.limits },
   });
   return { ctx, store };
 }
