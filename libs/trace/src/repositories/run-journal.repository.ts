@@ -192,7 +192,7 @@ export function finishStatements(
 /**
  * Writes run journals: each flush, and the terminal write, is one transaction sent as one multi-statement
  * packet of plain parameterised statements (no query builder on this hot path): one round trip instead of
- * one per statement plus BEGIN and COMMIT, which was most of the service's MySQL CPU. When the run had
+ * one per statement plus BEGIN and COMMIT. When the run had
  * already left RUNNING (closed by the lease reaper), the journal's rows are still written — they record
  * model and tool calls that did happen — but without RUN_FINISHED, and the caller is told the terminal
  * state was not stored.
