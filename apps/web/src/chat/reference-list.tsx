@@ -35,6 +35,20 @@ export function focusReference(prefix: string, referenceId: number) {
   target?.focus({ preventScroll: true });
 }
 
+/** Name-value pairs, as a series' figures or an excerpt's fields. */
+function FieldList({ class: className, fields }: { class: string; fields: [string, string][] }) {
+  return (
+    <dl class={className}>
+      {fields.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
   switch (excerpt.kind) {
     case 'document':
@@ -97,29 +111,13 @@ function Excerpt({ excerpt }: { excerpt: ReferenceExcerpt }) {
           </figcaption>
           <div class="series-row">
             <Sparkline values={excerpt.trend} />
-            <dl class="fields">
-              {excerpt.figures.map(([name, value]) => (
-                <div key={name}>
-                  <dt>{name}</dt>
-                  <dd>{value}</dd>
-                </div>
-              ))}
-            </dl>
+            <FieldList class="fields" fields={excerpt.figures} />
           </div>
           {excerpt.changes.length > 0 && <p class="hint">largest changes: {excerpt.changes.join('; ')}</p>}
         </figure>
       );
     case 'fields':
-      return (
-        <dl class="excerpt fields">
-          {excerpt.fields.map(([name, value]) => (
-            <div key={name}>
-              <dt>{name}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-        </dl>
-      );
+      return <FieldList class="excerpt fields" fields={excerpt.fields} />;
   }
 }
 

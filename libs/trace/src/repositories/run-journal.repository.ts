@@ -254,7 +254,12 @@ export class RunJournalRepository implements JournalStore {
     } catch (error) {
       await query('ROLLBACK').then(
         () => connection.release(),
-        () => connection.destroy(),
+        (rollbackError: unknown) => {
+          this.logger.warn(
+            `a journal transaction failed and could not be rolled back (${rollbackError instanceof Error ? rollbackError.name : 'unknown error'}); its connection is closed`,
+          );
+          connection.destroy();
+        },
       );
       throw error;
     }
