@@ -2,6 +2,7 @@ import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
+import { describeDatabaseError } from '@app/trace';
 import { ChatCapacity } from './chat-capacity';
 import { ChatApplicationUseCase, UnknownSession } from './chat-application.use-case';
 import { chatConfig, ChatConfig } from './chat.config';
@@ -113,9 +114,7 @@ export class ChatController {
         return;
       }
       // Only reachable before the run exists (e.g. MySQL down): no stream has started yet.
-      this.logger.error(
-        `chat request failed before its run started: ${error instanceof Error ? error.name : 'unknown error'}`,
-      );
+      this.logger.error(`chat request failed before its run started: ${describeDatabaseError(error)}`);
       if (!res.headersSent && !client.signal.aborted) {
         res.status(503).set('Retry-After', String(this.config.retryAfterSeconds)).json({
           statusCode: 503,

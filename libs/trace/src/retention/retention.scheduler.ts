@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { describeDatabaseError } from '../database/database-errors';
 import { describePurge, RetentionService } from './retention.service';
 
 /**
@@ -24,7 +25,7 @@ export class RetentionScheduler implements OnApplicationBootstrap {
         this.logger.log(`retention ${describePurge(result)}`);
       }
     } catch (error) {
-      this.logger.warn(`retention purge failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+      this.logger.warn(`retention purge failed: ${describeDatabaseError(error)}`);
     }
   }
 }

@@ -35,6 +35,11 @@ export function describePurge(result: PurgeResult): string {
   return `purged rows: ${tables} (${result.expiredAuditRows} reasoning-audit row(s) past AUDIT_RETENTION_DAYS); closed ${result.abandonedRuns} abandoned run(s)`;
 }
 
+/** A run's closing timeline event, written by whoever stores its end, once. */
+const RUN_FINISHED_IF_MISSING = `INSERT INTO diagnosis_trace_event (run_id, phase, event_type, details, created_at)
+  SELECT ?, 'RUN', 'RUN_FINISHED', ?, NOW(3) FROM DUAL
+  WHERE NOT EXISTS (SELECT 1 FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'RUN_FINISHED')`;
+
 /** Children of the runs of sessions untouched since the cutoff (`?`), deleted table by table. */
 const EXPIRED_RUNS_JOIN =
   'JOIN diagnosis_run r ON r.run_id = child.run_id JOIN chat_session s ON s.session_id = r.session_id WHERE s.updated_at < ?';
@@ -100,7 +105,11 @@ export class RetentionService {
     return { deleted, expiredAuditRows, abandonedRuns: await this.closeAbandonedRuns(now) };
   }
 
-  /** Extends the lease of every run this replica is still executing: one statement per heartbeat. */
+  /**
+   * Extends the lease of every run this replica is still executing: one statement per heartbeat. The
+   * lease is dated by SYSDATE, the time the row is written, not NOW (the statement's start): a renewal
+   * that waited longer than the lease for a row lock would otherwise write a lease already expired.
+   */
   async renewOwnLeases(): Promise<number> {
     const executing = this.owner.executingRuns();
     if (executing.length === 0) return 0;
@@ -108,7 +117,7 @@ export class RetentionService {
     const result = await this.runs
       .createQueryBuilder()
       .update()
-      .set({ leaseExpiresAt: () => `NOW(3) + INTERVAL ${leaseMs * 1000} MICROSECOND` })
+      .set({ leaseExpiresAt: () => `SYSDATE(3) + INTERVAL ${leaseMs * 1000} MICROSECOND` })
       .where('run_id IN (:...executing) AND owner_id = :owner AND status = :running', {
         executing,
         owner: this.owner.id,
@@ -120,13 +129,61 @@ export class RetentionService {
 
   /**
    * Closes the RUNNING runs whose lease ran out as FAILED/ABANDONED: a crashed replica's, or one this
-   * replica stopped executing without storing its end (its lease is no longer renewed). The runs this
-   * replica is executing were renewed just before, in the same heartbeat. The update is conditional on
-   * RUNNING, so of two replicas sweeping at once and the owner finishing late, exactly one writes the
-   * terminal state.
+   * replica stopped executing without storing its end (its lease is no longer renewed). Never a run this
+   * replica is still executing, whatever its lease says: a renewal that failed or came late must not let
+   * the replica close its own live run. The update is conditional on RUNNING, so of two replicas sweeping
+   * at once and the owner finishing late, exactly one writes the terminal state.
    */
   closeExpiredLeases(now = new Date()): Promise<number> {
-    return this.closeRuns("status = 'RUNNING' AND lease_expires_at < NOW(3)", [], now);
+    const executing = this.owner.executingRuns();
+    if (executing.length === 0) {
+      return this.closeRuns("status = 'RUNNING' AND lease_expires_at < NOW(3)", [], now);
+    }
+    return this.closeRuns(
+      "status = 'RUNNING' AND lease_expires_at < NOW(3) AND NOT (owner_id = ? AND run_id IN (?))",
+      [this.owner.id, executing],
+      now,
+    );
+  }
+
+  /**
+   * Stores the endings this replica announced but could not confirm (RunOwner.endingNotStored): the
+   * state and code the client heard, whatever the row holds — RUNNING, ABANDONED by a reaper, or a state
+   * whose commit was never acknowledged and whose answer the client therefore never received (so a
+   * later turn never builds on it). RUN_FINISHED is added when the run has none. Entries whose write
+   * fails stay for the next heartbeat.
+   */
+  async reconcileUnconfirmed(now = new Date()): Promise<number> {
+    let stored = 0;
+    for (const [runId, { status, errorCode }] of this.owner.unconfirmedEndings()) {
+      await this.runs.manager.transaction(async (manager) => {
+        const [row] = (await manager.query('SELECT status FROM diagnosis_run WHERE run_id = ? FOR UPDATE', [
+          runId,
+        ])) as { status: string }[];
+        if (!row) return;
+        await manager.query(
+          `UPDATE diagnosis_run SET status = ?, release_outcome = ?, error_code = ?,
+             conclusion = NULL, published_result = NULL, fallback_reason = NULL, ended_at = COALESCE(ended_at, ?)
+           WHERE run_id = ?`,
+          [status, status, errorCode, now, runId],
+        );
+        await manager.query(RUN_FINISHED_IF_MISSING, [runId, JSON.stringify({ status }), runId]);
+        if (row.status === 'RUNNING') {
+          const summary = sessionSummaryUpdate(runId);
+          await manager.query(summary.sql, summary.params);
+        } else {
+          // Already counted when it ended; only its outcome in the list changes.
+          await manager.query(
+            `UPDATE chat_session s JOIN diagnosis_run r ON r.session_id = s.session_id AND r.run_id = ?
+             SET s.last_outcome = IF(r.created_at >= COALESCE(s.last_run_at, r.created_at), r.status, s.last_outcome)`,
+            [runId],
+          );
+        }
+      });
+      this.owner.endingStored(runId);
+      stored += 1;
+    }
+    return stored;
   }
 
   /** The backstop for runs without a lease (started before leases existed). */
@@ -159,6 +216,7 @@ export class RetentionService {
         )) as { affectedRows: number };
         if (result.affectedRows === 0) continue;
         closed += 1;
+        await manager.query(RUN_FINISHED_IF_MISSING, [runId, JSON.stringify({ status: 'FAILED' }), runId]);
         const summary = sessionSummaryUpdate(runId);
         await manager.query(summary.sql, summary.params);
       }
