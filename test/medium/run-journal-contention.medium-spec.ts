@@ -157,4 +157,44 @@ describe('run journal under database contention (real MySQL)', () => {
     await expect(fixture.app.get(RetentionService).reconcileUnconfirmed()).resolves.toBe(0);
     ctx.close();
   });
+
+  it('purges a backlog in small batches while a live run keeps writing, and never a session with a run in flight', async () => {
+    const prefix = `bk${Date.now().toString(36)}`;
+    const sessions = 600;
+    const old = '2020-01-01 00:00:00.000';
+    const values = (count: number, row: (index: number) => unknown[]) =>
+      Array.from({ length: count }, (_unused, index) => row(index));
+    await other.query(
+      'INSERT INTO chat_session (session_id, owner_key_digest, created_at, updated_at) VALUES ?',
+      [values(sessions, (index) => [`${prefix}-s${index}`, '0'.repeat(64), old, old])],
+    );
+    await other.query('INSERT INTO diagnosis_run (run_id, session_id, query, status, created_at) VALUES ?', [
+      values(sessions, (index) => [
+        `${prefix}-r${index}`,
+        `${prefix}-s${index}`,
+        'q',
+        index === 0 ? 'RUNNING' : 'SUCCESS',
+        old,
+      ]),
+    ]);
+    await other.query('INSERT INTO diagnosis_trace_event (run_id, phase, event_type, created_at) VALUES ?', [
+      values(sessions, (index) => [`${prefix}-r${index}`, 'RUN', 'RUN_STARTED', old]),
+    ]);
+    const live = await startTestRun(fixture);
+    const writes: Promise<void>[] = [];
+    const purging = fixture.app.get(RetentionService).purge();
+    for (let index = 0; index < 10; index += 1) {
+      live.journal.event('RUN', 'RUN_STARTED', { n: index });
+      writes.push(live.journal.flush());
+    }
+    const result = await purging;
+    await Promise.all(writes);
+    const left = await sql('SELECT session_id FROM chat_session WHERE session_id LIKE ?', [`${prefix}-%`]);
+    // The session whose run is still RUNNING stays until that run has ended.
+    expect(left.map((row) => row.session_id)).toEqual([`${prefix}-s0`]);
+    expect(result.deleted.chat_session).toBeGreaterThanOrEqual(sessions - 1);
+    expect(result.deleted.diagnosis_trace_event).toBeGreaterThanOrEqual(sessions - 1);
+    expect(await fixture.app.get(TimelineRepository).listForRun(live.runId)).toHaveLength(10);
+    live.close();
+  });
 });

@@ -13,12 +13,17 @@ export class RetentionScheduler implements OnApplicationBootstrap {
 
   constructor(private readonly retention: RetentionService) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.scheduledPurge();
+  private purging = false;
+
+  /** Not awaited: the port opens while a backlog is purged, batch by batch, beside live runs. */
+  onApplicationBootstrap(): void {
+    void this.scheduledPurge();
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'retention-purge' })
   async scheduledPurge(): Promise<void> {
+    if (this.purging) return;
+    this.purging = true;
     try {
       const result = await this.retention.purge();
       if (Object.values(result.deleted).some((count) => count > 0)) {
@@ -26,6 +31,8 @@ export class RetentionScheduler implements OnApplicationBootstrap {
       }
     } catch (error) {
       this.logger.warn(`retention purge failed: ${describeDatabaseError(error)}`);
+    } finally {
+      this.purging = false;
     }
   }
 }

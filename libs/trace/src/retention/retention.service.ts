@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryResult, Repository } from 'typeorm';
 import { traceConfig, TraceConfig } from '../config/trace.config';
+import { classifyDatabaseError, describeDatabaseError } from '../database/database-errors';
 import { AgentReasoningAuditEntity } from '../entities/agent-reasoning-audit.entity';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
@@ -40,9 +41,12 @@ const RUN_FINISHED_IF_MISSING = `INSERT INTO diagnosis_trace_event (run_id, phas
   SELECT ?, 'RUN', 'RUN_FINISHED', ?, NOW(3) FROM DUAL
   WHERE NOT EXISTS (SELECT 1 FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'RUN_FINISHED')`;
 
-/** Children of the runs of sessions untouched since the cutoff (`?`), deleted table by table. */
-const EXPIRED_RUNS_JOIN =
-  'JOIN diagnosis_run r ON r.run_id = child.run_id JOIN chat_session s ON s.session_id = r.session_id WHERE s.updated_at < ?';
+/** Sessions per purge transaction: small, so its locks are held for milliseconds. */
+const PURGE_BATCH_SESSIONS = 100;
+/** Reasoning-audit rows per purge delete. */
+const PURGE_BATCH_ROWS = 1000;
+/** How often a purge batch that lost a lock is tried again before it is left for the next purge. */
+const PURGE_LOCK_RETRIES = 3;
 
 /**
  * Retention: reasoning-audit rows older than AUDIT_RETENTION_DAYS, and sessions untouched for longer than
@@ -52,6 +56,8 @@ const EXPIRED_RUNS_JOIN =
  */
 @Injectable()
 export class RetentionService {
+  private readonly logger = new Logger(RetentionService.name);
+
   constructor(
     @InjectRepository(AgentReasoningAuditEntity)
     private readonly audits: Repository<AgentReasoningAuditEntity>,
@@ -67,42 +73,120 @@ export class RetentionService {
   }
 
   /**
-   * Deletes in one transaction, children first, so each table's count is what left it; nothing is left
-   * to ON DELETE CASCADE, whose rows no affected-row count reports. The expired sessions and their runs
-   * are locked first: a step, invocation or event written meanwhile into one of those runs waits for the
-   * commit (its foreign-key check) instead of being cascaded away uncounted.
+   * Deletes in small batches, each its own short transaction, so a purge of any backlog never holds
+   * locks that a live run's journal waits for: expired audit rows by primary key, then expired sessions
+   * whose runs have all ended, children first, so each table's count is what left it (nothing is left to
+   * ON DELETE CASCADE, whose rows no affected-row count reports). Candidates are found without locks;
+   * a batch then locks only its sessions, by primary key, skipping any a request holds, and re-checks
+   * them under the lock (a new run of a session updates its row first, so it either waits or is seen).
+   * A batch that loses a lock wait or a deadlock is tried again a few times, then left for the next run.
    */
   async purge(now = new Date()): Promise<PurgeResult> {
     const auditCutoff = new Date(now.getTime() - this.config.auditRetentionDays * DAY_MS);
     const sessionCutoff = new Date(now.getTime() - this.config.traceRetentionDays * DAY_MS);
-    const { deleted, expiredAuditRows } = await this.sessions.manager.transaction(async (manager) => {
+    const counts = Object.fromEntries(PURGED_TABLES.map((table) => [table, 0])) as Record<
+      PurgedTable,
+      number
+    >;
+    const expiredAuditRows = await this.purgeExpiredAudit(auditCutoff);
+    counts.agent_reasoning_audit += expiredAuditRows;
+    let after = '';
+    for (;;) {
+      const candidates = (
+        (await this.sessions.query(
+          'SELECT session_id FROM chat_session WHERE session_id > ? AND updated_at < ? ORDER BY session_id LIMIT ?',
+          [after, sessionCutoff, PURGE_BATCH_SESSIONS],
+        )) as { session_id: string }[]
+      ).map((row) => row.session_id);
+      if (candidates.length === 0) break;
+      after = candidates[candidates.length - 1];
+      const batch = await this.withLockRetries(() => this.purgeSessions(candidates, sessionCutoff));
+      if (batch) for (const table of PURGED_TABLES) counts[table] += batch[table];
+    }
+    return { deleted: counts, expiredAuditRows, abandonedRuns: await this.closeAbandonedRuns(now) };
+  }
+
+  /** Reasoning-audit rows past AUDIT_RETENTION_DAYS, a batch of ids at a time (autocommit deletes by key). */
+  private async purgeExpiredAudit(cutoff: Date): Promise<number> {
+    let deleted = 0;
+    let after = 0;
+    for (;;) {
+      const ids = (
+        (await this.audits.query(
+          'SELECT id FROM agent_reasoning_audit WHERE id > ? AND created_at < ? ORDER BY id LIMIT ?',
+          [after, cutoff, PURGE_BATCH_ROWS],
+        )) as { id: number | string }[]
+      ).map((row) => Number(row.id));
+      if (ids.length === 0) return deleted;
+      after = ids[ids.length - 1];
+      const result = await this.withLockRetries(
+        async () =>
+          (
+            (await this.audits.query('DELETE FROM agent_reasoning_audit WHERE id IN (?)', [ids])) as {
+              affectedRows: number;
+            }
+          ).affectedRows,
+      );
+      deleted += result ?? 0;
+    }
+  }
+
+  /** One batch of expired sessions and everything of their runs, in one short transaction. */
+  private purgeSessions(candidates: string[], cutoff: Date): Promise<Record<PurgedTable, number>> {
+    return this.sessions.manager.transaction(async (manager) => {
       const affected = async (sql: string, params: unknown[]): Promise<number> =>
         ((await manager.queryRunner!.query(sql, params, true)) as QueryResult).affected ?? 0;
-      await manager.query(
-        'SELECT COUNT(r.run_id) FROM chat_session s LEFT JOIN diagnosis_run r ON r.session_id = s.session_id WHERE s.updated_at < ? FOR UPDATE',
-        [sessionCutoff],
+      const counts = Object.fromEntries(PURGED_TABLES.map((table) => [table, 0])) as Record<
+        PurgedTable,
+        number
+      >;
+      const locked = (
+        (await manager.query(
+          'SELECT session_id FROM chat_session WHERE session_id IN (?) AND updated_at < ? FOR UPDATE SKIP LOCKED',
+          [candidates, cutoff],
+        )) as { session_id: string }[]
+      ).map((row) => row.session_id);
+      if (locked.length === 0) return counts;
+      const live = new Set(
+        (
+          (await manager.query(
+            "SELECT DISTINCT session_id FROM diagnosis_run WHERE session_id IN (?) AND status = 'RUNNING'",
+            [locked],
+          )) as { session_id: string }[]
+        ).map((row) => row.session_id),
       );
-      const expired = await affected('DELETE FROM agent_reasoning_audit WHERE created_at < ?', [auditCutoff]);
-      const counts = {} as Record<PurgedTable, number>;
+      const sessions = locked.filter((session) => !live.has(session));
+      if (sessions.length === 0) return counts;
+      const runs = 'SELECT run_id FROM diagnosis_run WHERE session_id IN (?)';
       for (const table of [
         'agent_reasoning_audit',
         'agent_step',
         'tool_invocation',
         'diagnosis_trace_event',
       ] as const) {
-        counts[table] = await affected(`DELETE child FROM ${table} child ${EXPIRED_RUNS_JOIN}`, [
-          sessionCutoff,
-        ]);
+        counts[table] = await affected(`DELETE FROM ${table} WHERE run_id IN (${runs})`, [sessions]);
       }
-      counts.agent_reasoning_audit += expired;
-      counts.diagnosis_run = await affected(
-        'DELETE r FROM diagnosis_run r JOIN chat_session s ON s.session_id = r.session_id WHERE s.updated_at < ?',
-        [sessionCutoff],
-      );
-      counts.chat_session = await affected('DELETE FROM chat_session WHERE updated_at < ?', [sessionCutoff]);
-      return { deleted: counts, expiredAuditRows: expired };
+      counts.diagnosis_run = await affected('DELETE FROM diagnosis_run WHERE session_id IN (?)', [sessions]);
+      counts.chat_session = await affected('DELETE FROM chat_session WHERE session_id IN (?)', [sessions]);
+      return counts;
     });
-    return { deleted, expiredAuditRows, abandonedRuns: await this.closeAbandonedRuns(now) };
+  }
+
+  /** The work, tried again up to PURGE_LOCK_RETRIES times when it lost a lock wait or a deadlock; null if it never won. */
+  private async withLockRetries<T>(work: () => Promise<T>): Promise<T | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await work();
+      } catch (error) {
+        const failure = classifyDatabaseError(error);
+        if (failure !== 'DEADLOCK' && failure !== 'LOCK_WAIT_TIMEOUT') throw error;
+        if (attempt > PURGE_LOCK_RETRIES) {
+          this.logger.warn(`a purge batch was left for the next purge: ${describeDatabaseError(error)}`);
+          return null;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
   }
 
   /**
