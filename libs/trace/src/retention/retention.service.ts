@@ -41,6 +41,25 @@ const RUN_FINISHED_IF_MISSING = `INSERT INTO diagnosis_trace_event (run_id, phas
   SELECT ?, 'RUN', 'RUN_FINISHED', ?, NOW(3) FROM DUAL
   WHERE NOT EXISTS (SELECT 1 FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'RUN_FINISHED')`;
 
+/** A run's child tables, emptied before the run row. */
+const CHILD_TABLES = [
+  'agent_reasoning_audit',
+  'agent_step',
+  'tool_invocation',
+  'diagnosis_trace_event',
+] as const;
+
+/**
+ * Each child table's index on run_id. The purge's locking statements name their index: on a small table
+ * the optimizer would rather scan, and a scan locks (and waits for) rows of live runs too.
+ */
+const RUN_INDEX: Record<(typeof CHILD_TABLES)[number], string> = {
+  agent_reasoning_audit: 'uq_reasoning_audit_run_step',
+  agent_step: 'uq_agent_step_run_step',
+  tool_invocation: 'idx_tool_invocation_run',
+  diagnosis_trace_event: 'idx_trace_event_run',
+};
+
 /** Sessions per purge transaction: small, so its locks are held for milliseconds. */
 const PURGE_BATCH_SESSIONS = 100;
 /** Reasoning-audit rows per purge delete. */
@@ -122,7 +141,10 @@ export class RetentionService {
       const result = await this.withLockRetries(
         async () =>
           (
-            (await this.audits.query('DELETE FROM agent_reasoning_audit WHERE id IN (?)', [ids])) as {
+            (await this.audits.query(
+              'DELETE a FROM agent_reasoning_audit a FORCE INDEX (PRIMARY) WHERE a.id IN (?)',
+              [ids],
+            )) as {
               affectedRows: number;
             }
           ).affectedRows,
@@ -133,7 +155,9 @@ export class RetentionService {
 
   /** One batch of expired sessions and everything of their runs, in one short transaction. */
   private purgeSessions(candidates: string[], cutoff: Date): Promise<Record<PurgedTable, number>> {
-    return this.sessions.manager.transaction(async (manager) => {
+    // READ COMMITTED: record locks only, no gap locks, so a live run's inserts next to the purged keys
+    // (a timeline row of another run, a step) neither wait for the batch nor deadlock with it.
+    return this.sessions.manager.transaction('READ COMMITTED', async (manager) => {
       const affected = async (sql: string, params: unknown[]): Promise<number> =>
         ((await manager.queryRunner!.query(sql, params, true)) as QueryResult).affected ?? 0;
       const counts = Object.fromEntries(PURGED_TABLES.map((table) => [table, 0])) as Record<
@@ -142,7 +166,7 @@ export class RetentionService {
       >;
       const locked = (
         (await manager.query(
-          'SELECT session_id FROM chat_session WHERE session_id IN (?) AND updated_at < ? FOR UPDATE SKIP LOCKED',
+          'SELECT session_id FROM chat_session FORCE INDEX (PRIMARY) WHERE session_id IN (?) AND updated_at < ? FOR UPDATE SKIP LOCKED',
           [candidates, cutoff],
         )) as { session_id: string }[]
       ).map((row) => row.session_id);
@@ -157,17 +181,28 @@ export class RetentionService {
       );
       const sessions = locked.filter((session) => !live.has(session));
       if (sessions.length === 0) return counts;
-      const runs = 'SELECT run_id FROM diagnosis_run WHERE session_id IN (?)';
-      for (const table of [
-        'agent_reasoning_audit',
-        'agent_step',
-        'tool_invocation',
-        'diagnosis_trace_event',
-      ] as const) {
-        counts[table] = await affected(`DELETE FROM ${table} WHERE run_id IN (${runs})`, [sessions]);
+      // The run ids first, then deletes by them: a subquery inside a DELETE would lock what it reads.
+      const runs = (
+        (await manager.query('SELECT run_id FROM diagnosis_run WHERE session_id IN (?)', [sessions])) as {
+          run_id: string;
+        }[]
+      ).map((row) => row.run_id);
+      if (runs.length > 0) {
+        for (const table of CHILD_TABLES) {
+          counts[table] = await affected(
+            `DELETE child FROM ${table} child FORCE INDEX (${RUN_INDEX[table]}) WHERE child.run_id IN (?)`,
+            [runs],
+          );
+        }
+        counts.diagnosis_run = await affected(
+          'DELETE r FROM diagnosis_run r FORCE INDEX (PRIMARY) WHERE r.run_id IN (?)',
+          [runs],
+        );
       }
-      counts.diagnosis_run = await affected('DELETE FROM diagnosis_run WHERE session_id IN (?)', [sessions]);
-      counts.chat_session = await affected('DELETE FROM chat_session WHERE session_id IN (?)', [sessions]);
+      counts.chat_session = await affected(
+        'DELETE s FROM chat_session s FORCE INDEX (PRIMARY) WHERE s.session_id IN (?)',
+        [sessions],
+      );
       return counts;
     });
   }
