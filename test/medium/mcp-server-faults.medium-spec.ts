@@ -170,6 +170,21 @@ describe('MCP server faults', () => {
       expect(echo.content).toEqual([{ type: 'text', text: 'still here' }]);
     });
 
+    it('concurrent calls on one session each end with their own outcome', async () => {
+      const outcomes = await Promise.all([
+        codeOf(connection.callTool('huge', { bytes: 40 * MAX_RESPONSE_BYTES }, never())),
+        codeOf(connection.callTool('bad_json', {}, never())),
+        codeOf(connection.callTool('wrong_shape', {}, never())),
+        connection.callTool('echo', { text: 'beside them' }, never()).then((result) => result.content),
+      ]);
+      expect(outcomes).toEqual([
+        'MCP_RESULT_TOO_LARGE',
+        'MCP_PARSE_ERROR',
+        'MCP_BAD_RESPONSE',
+        [{ type: 'text', text: 'beside them' }],
+      ]);
+    });
+
     it('a timed-out and a cancelled call each close their HTTP request', async () => {
       const before = await waitForStats(server.url, () => true);
       const short = new McpServerConnection(httpConfig(server.url, 300), limits);
