@@ -7,6 +7,7 @@
 //   bad_json {}            answers its request id with a line / event that is not JSON
 //   wrong_shape {}         answers a JSON-RPC result that is not a tool result
 //   not_jsonrpc {}         (stdio) writes a JSON line that is no JSON-RPC message and names no request
+//   primed_echo {text}     (HTTP) a priming event without data and a comment before the answer event
 // Over HTTP, GET /stats answers {open_connections, open_requests, closed_early}: the sockets and requests
 // still open, and the requests whose client went away before their answer was complete.
 import { randomUUID } from 'node:crypto';
@@ -24,6 +25,11 @@ function newServer() {
   server.registerTool('echo', { inputSchema: { text: z.string() }, annotations: readOnly }, ({ text }) => ({
     content: [{ type: 'text', text }],
   }));
+  server.registerTool(
+    'primed_echo',
+    { inputSchema: { text: z.string() }, annotations: readOnly },
+    ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
   server.registerTool('hang', { inputSchema: {}, annotations: readOnly }, () => new Promise(() => undefined));
   server.registerTool(
     'huge',
@@ -85,6 +91,17 @@ if (mode === 'stdio') {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     }
     const tool = body?.method === 'tools/call' ? body.params?.name : undefined;
+    if (tool === 'primed_echo') {
+      const answer = {
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { content: [{ type: 'text', text: body.params.arguments.text }] },
+      };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\ndata: \n\n: keep-alive\n\n');
+      res.end(`event: message\nid: 2\ndata: ${JSON.stringify(answer)}\n\n`);
+      return;
+    }
     if (tool === 'bad_json' || tool === 'wrong_shape') {
       const data =
         tool === 'bad_json'

@@ -361,6 +361,8 @@ export class BoundedHttpTransport extends BoundedTransport {
     const parser = createParser({
       onEvent: (event) => {
         sinceEvent = 0;
+        // An event without data is a keep-alive or a resumption priming event: no message.
+        if (event.data.trim() === '') return;
         if (event.event === undefined || event.event === 'message') this.receive(event.data, id);
       },
     });
