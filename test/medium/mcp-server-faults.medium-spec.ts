@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { McpServerConfig, McpServerConnection } from '@app/tools';
@@ -210,6 +211,32 @@ describe('MCP server faults', () => {
         await short.close();
       }
     });
+  });
+
+  it('a reconnect made for a call is bounded by the call, not by the (longer) connect timeout', async () => {
+    // Accepts connections and never answers: the reconnect's initialize waits for nothing.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    const { port } = silent.address() as { port: number };
+    // Unbounded, the reconnect would wait the minute of connectTimeoutMs, past the test's own timeout.
+    const connection = new McpServerConnection(httpConfig(`http://127.0.0.1:${port}/mcp`, 300), {
+      ...limits,
+      connectTimeoutMs: 60_000,
+    });
+    try {
+      expect(await codeOf(connection.callTool('echo', { text: 'x' }, never()))).toBe(
+        'MCP_SERVER_UNAVAILABLE',
+      );
+      const run = new AbortController();
+      const pending = codeOf(connection.callTool('echo', { text: 'x' }, run.signal));
+      run.abort(new Error('RUN_CANCELLED'));
+      expect(await pending).toBe('RUN_CANCELLED');
+    } finally {
+      await connection.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((closed) => silent.close(closed));
+    }
   });
 
   it('a server that is not there is MCP_SERVER_UNAVAILABLE, with a log line naming it', async () => {

@@ -69,13 +69,18 @@ export class McpServerConnection {
     );
   }
 
-  /** Connects and lists the server's tools; null (with a log line naming the server) when it cannot. */
-  async connect(): Promise<Tool[] | null> {
+  /**
+   * Connects and lists the server's tools; null (with a log line naming the server) when it cannot.
+   * A reconnect made for a call is bounded by that call: its signal and what is left of its time.
+   */
+  async connect(call?: { signal: AbortSignal; timeoutMs: number }): Promise<Tool[] | null> {
     this.lastAttempt = Date.now();
+    const deadline = Date.now() + Math.min(this.limits.connectTimeoutMs, call?.timeoutMs ?? Infinity);
+    const options = () => ({ signal: call?.signal, timeout: Math.max(1, deadline - Date.now()) });
     const client = new Client({ name: 'superbiz-diagnosis-agent', version: '1' });
     try {
-      await client.connect(this.transport(), { timeout: this.limits.connectTimeoutMs });
-      const { tools } = await client.listTools(undefined, { timeout: this.limits.connectTimeoutMs });
+      await client.connect(this.transport(), options());
+      const { tools } = await client.listTools(undefined, options());
       client.onclose = () => {
         if (this.client === client) {
           this.client = null;
@@ -89,22 +94,31 @@ export class McpServerConnection {
       return tools;
     } catch (error) {
       this.logger.error(`MCP server ${this.config.id}: cannot connect (${classifyMcpError(error).detail})`);
-      await client.close().catch(() => undefined);
+      // Not awaited: ending a stdio process may take seconds (stdin, SIGTERM, SIGKILL), none of them the call's.
+      void client.close().catch(() => undefined);
       return null;
     }
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    if (!this.client) {
-      if (Date.now() - this.lastAttempt < this.limits.reconnectIntervalMs || !(await this.connect())) {
+    const started = Date.now();
+    let client = this.client;
+    if (!client) {
+      const reconnect =
+        Date.now() - this.lastAttempt >= this.limits.reconnectIntervalMs &&
+        (await this.connect({ signal, timeoutMs: this.config.timeoutMs }));
+      if (signal.aborted) throw signal.reason;
+      if (!reconnect) {
         this.logger.warn(`MCP server ${this.config.id}: tool ${name} not called, the server is unavailable`);
         throw failure('MCP_SERVER_UNAVAILABLE');
       }
+      client = this.client!;
     }
     try {
-      const result = await this.client!.callTool({ name, arguments: args }, undefined, {
+      const result = await client.callTool({ name, arguments: args }, undefined, {
         signal,
-        timeout: this.config.timeoutMs,
+        // The server's timeout covers the whole call, a reconnect included.
+        timeout: Math.max(1, this.config.timeoutMs - (Date.now() - started)),
       });
       return result as CallToolResult;
     } catch (error) {
