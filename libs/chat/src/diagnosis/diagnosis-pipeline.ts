@@ -34,6 +34,7 @@ type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
 export type DiagnosisFallbackReason =
   | 'EVIDENCE_VALIDATION_FAILED'
   | 'EVIDENCE_STORE_UNAVAILABLE'
+  | 'EVIDENCE_STORE_LOST'
   | `REPAIR_${GuardFailureCode}`
   | 'RELEASE_CHECK_FAILED'
   | 'GROUNDING_CHECK_FAILED'
@@ -94,6 +95,7 @@ export class DiagnosisPipeline {
     previousTurn: PreviousTurn | null,
     observer: RunObserver,
   ): Promise<DiagnosisOutcome> {
+    await this.evidenceGuard.open(ctx);
     ctx.journal.event('AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
     const agentCtx = ctx.withTimeReserve(this.config.agent.guardTimeReserveMs);
     let answer: string;
@@ -119,8 +121,13 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
-      // A store outage is not a draft the agent got wrong: its own reason says so.
-      const reason = guarded.storeUnavailable ? 'EVIDENCE_STORE_UNAVAILABLE' : 'EVIDENCE_VALIDATION_FAILED';
+      // A store outage (Redis away, or back without this run's records) is not a draft the agent got
+      // wrong: its own reason says so.
+      const reason = guarded.storeLost
+        ? 'EVIDENCE_STORE_LOST'
+        : guarded.storeUnavailable
+          ? 'EVIDENCE_STORE_UNAVAILABLE'
+          : 'EVIDENCE_VALIDATION_FAILED';
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
     }
 

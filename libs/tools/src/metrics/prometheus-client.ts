@@ -55,6 +55,18 @@ const fail = (code: QueryMetricsFailureCode, message: string) => new ToolFailure
 const timeoutFailure = () => fail('METRICS_TIMEOUT', 'The metrics query did not finish in time; narrow it.');
 const unreachable = () => fail('METRICS_UNREACHABLE', 'The metrics data source is unreachable.');
 
+/**
+ * An HTTP error whose body is not a Prometheus error: the class of its status (an error page from the
+ * server or a proxy in front of it), never "unreachable", since something did answer.
+ */
+function httpStatusFailure(status: number): ToolFailure<QueryMetricsFailureCode> {
+  if (status >= 400 && status < 500)
+    return fail('METRICS_HTTP_4XX', `The metrics data source refused the request (HTTP ${status}).`);
+  if (status >= 500 && status < 600)
+    return fail('METRICS_HTTP_5XX', `The metrics data source failed (HTTP ${status}).`);
+  return fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.');
+}
+
 /** Reads the body up to `maxBytes`; beyond it the download is cancelled instead of buffered. */
 async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
   if (!response.body) return '';
@@ -164,11 +176,13 @@ export async function queryPrometheus(
   } catch {
     throw stopped();
   }
-  if (body === null)
+  if (body === null) {
+    if (!response.ok) throw httpStatusFailure(response.status);
     throw fail(
       'METRICS_RESULT_TOO_LARGE',
       'The metrics result is too large; aggregate or narrow the selector.',
     );
+  }
 
   let json: unknown;
   try {
@@ -176,12 +190,13 @@ export async function queryPrometheus(
   } catch {
     throw response.ok
       ? fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.')
-      : unreachable();
+      : httpStatusFailure(response.status);
   }
   const error = errorSchema.safeParse(json);
   if (error.success) throw failureOf(error.data.errorType, error.data.error);
+  if (!response.ok) throw httpStatusFailure(response.status);
   const parsed = successSchema.safeParse(json);
-  if (!response.ok || !parsed.success)
+  if (!parsed.success)
     throw fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.');
 
   const { series, samples } = countSamples(parsed.data.data);
