@@ -7,6 +7,7 @@ interface CorpusEntry {
   sql: string;
   params: unknown[];
   expect: string;
+  class?: string;
 }
 
 const fixtures = join(__dirname, '../../../../test/fixtures');
@@ -42,6 +43,36 @@ describe('SQL policy security suite', () => {
   it.each(legitimate.map((entry) => [entry.sql, entry]))('accepts %s', (_sql, entry) => {
     const result = checkSql(entry.sql, entry.params.length, source, MAX_ROWS);
     expect(result).toMatchObject({ allowed: true, placeholders: entry.params.length });
+  });
+});
+
+/** Round four: the classes where the policy's model of the server differed from the server's (issue 35). */
+const corpus4 = JSON.parse(readFileSync(join(fixtures, 'sql-policy-corpus-4.json'), 'utf8')) as CorpusEntry[];
+
+describe('SQL policy red-team corpus 4 (scope, cost, result names)', () => {
+  it.each(corpus4.map((entry) => [entry.class, entry.expect, entry.sql.slice(0, 140), entry]))(
+    '%s: %s for %s',
+    (_class, _code, _sql, entry) => {
+      const result = checkSql(entry.sql, entry.params.length, source, MAX_ROWS);
+      if (entry.expect === 'ALLOWED')
+        expect(result).toMatchObject({ allowed: true, placeholders: entry.params.length });
+      else expect(result).toMatchObject({ allowed: false, code: entry.expect });
+    },
+  );
+
+  it('names only allowlisted columns when it refuses an unqualified one', () => {
+    const result = checkSql(
+      'SELECT o.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id WHERE channel = ?',
+      1,
+      source,
+      MAX_ROWS,
+    );
+    expect(result).toEqual({
+      allowed: false,
+      code: 'AMBIGUOUS_COLUMN',
+      message:
+        'Column channel must be qualified with its table alias (p.channel) when the query has more than one table.',
+    });
   });
 });
 

@@ -315,6 +315,11 @@ class SelectChecker {
   placeholders = 0;
   private readonly scope: ScopeTable[] = [];
   private readonly selectAliases = new Set<string>();
+  /**
+   * How many FROM tables a column reference may name: all of them, except in the ON of the k-th join,
+   * where MariaDB and MySQL see only the tables joined so far (0..k).
+   */
+  private visible = Number.POSITIVE_INFINITY;
 
   constructor(private readonly source: MysqlDataSourceConfig) {}
 
@@ -345,7 +350,12 @@ class SelectChecker {
       if (alias) this.selectAliases.add(alias);
     }
     for (const column of columns as Node[]) this.expression(column.expr, 'select');
-    for (const item of (ast.from as Node[]).slice(1)) this.expression(item.on, 'join');
+    (ast.from as Node[]).forEach((item, index) => {
+      if (index === 0) return;
+      this.visible = index + 1;
+      this.expression(item.on, 'join');
+    });
+    this.visible = Number.POSITIVE_INFINITY;
     this.checkJoinRelations(ast.from as Node[]);
     if (ast.where) this.expression(ast.where, 'where');
     if (ast.groupby) {
@@ -562,15 +572,18 @@ class SelectChecker {
     if (column === '*') reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * and t.* are not allowed.');
     const qualifier = identifier(node.table);
     const schema = identifier(node.db ?? node.schema);
+    const scope = this.scope.slice(0, this.visible);
     if (qualifier) {
       const entry =
-        this.scope.find(
+        scope.find(
           (candidate) => candidate.alias === qualifier && (!schema || candidate.schema === schema),
         ) ??
         reject(
           'TABLE_NOT_ALLOWED',
-          `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}; this query's tables are ` +
-            `${this.scope.map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`)).join(', ')}.`,
+          `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}` +
+            (scope.length < this.scope.length
+              ? `; a join condition may only name the tables joined so far (${tablesText(scope)}).`
+              : `; this query's tables are ${tablesText(scope)}.`),
         );
       if (!entry.folded.has(column.toLowerCase()))
         reject(
@@ -579,22 +592,35 @@ class SelectChecker {
         );
       return;
     }
-    const owners = this.scope.filter((entry) => entry.folded.has(column.toLowerCase()));
-    if (owners.length === 1) return;
-    if (owners.length > 1)
-      reject('AMBIGUOUS_COLUMN', `Column ${column} is ambiguous; qualify it with a table alias.`);
-    if (this.selectAliases.has(column))
+    const owners = scope.filter((entry) => entry.folded.has(column.toLowerCase()));
+    if (owners.length === 0) {
+      if (this.selectAliases.has(column))
+        reject(
+          'ALIAS_REFERENCE_NOT_ALLOWED',
+          `${column} is a select alias, not a column; an alias may only be a whole ORDER BY item ` +
+            `(ORDER BY ${column} DESC). In ${CLAUSE_NAMES[clause]} repeat the expression instead ` +
+            '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+        );
       reject(
-        'ALIAS_REFERENCE_NOT_ALLOWED',
-        `${column} is a select alias, not a column; an alias may only be a whole ORDER BY item ` +
-          `(ORDER BY ${column} DESC). In ${CLAUSE_NAMES[clause]} repeat the expression instead ` +
-          '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+        'COLUMN_NOT_ALLOWED',
+        `Column ${column} is not allowlisted for the tables in this query. ${allowedColumnsText(this.scope)}`,
       );
-    reject(
-      'COLUMN_NOT_ALLOWED',
-      `Column ${column} is not allowlisted for the tables in this query. ${allowedColumnsText(this.scope)}`,
-    );
+    }
+    // The server resolves an unqualified name among every column of the tables in scope, hidden ones
+    // included, which the policy cannot see: with more than one table only a qualified name is certain.
+    if (this.scope.length > 1)
+      reject(
+        'AMBIGUOUS_COLUMN',
+        `Column ${column} must be qualified with its table alias (${owners[0].alias}.${column}) when the ` +
+          'query has more than one table.',
+      );
   }
+}
+
+function tablesText(scope: readonly ScopeTable[]): string {
+  return scope
+    .map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`))
+    .join(', ');
 }
 
 const CLAUSE_NAMES: Record<Clause, string> = {
