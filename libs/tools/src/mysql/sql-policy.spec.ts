@@ -236,3 +236,37 @@ describe('checkSql', () => {
     });
   });
 });
+
+describe('function cost model with functions a data source adds', () => {
+  const extended = {
+    ...source,
+    functions: new Set([...source.functions, 'REPEAT', 'LPAD', 'RPAD', 'SPACE', 'INSERT']),
+  };
+  it.each([
+    ['SELECT REPEAT(order_id, 100) AS r FROM biz_order', 0, true],
+    ['SELECT REPEAT(order_id, 101) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(order_id, ?) AS r FROM biz_order', 1, false],
+    ['SELECT REPEAT(order_id, amount) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(REPEAT(order_id, 10), 10) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(LPAD(order_id, 20, ?), 10) AS r FROM biz_order', 1, true],
+    ['SELECT LPAD(order_id, 1000, ?) AS r FROM biz_order', 1, true],
+    ['SELECT RPAD(order_id, 1001, ?) AS r FROM biz_order', 1, false],
+    ['SELECT LPAD(order_id, ?, ?) AS r FROM biz_order', 2, false],
+    ['SELECT LPAD(REPEAT(order_id, 100), 50, ?) AS r FROM biz_order', 1, true],
+    ['SELECT SPACE(10) AS r FROM biz_order', 0, true],
+    ['SELECT SPACE(?) AS r FROM biz_order', 1, false],
+    ['SELECT INSERT(order_id, 1, 2, ?) AS r FROM biz_order', 1, true],
+    ['SELECT INSERT(order_id, 1, 2, REPEAT(?, 100)) AS r FROM biz_order', 1, false],
+    ['SELECT CONCAT(REPEAT(order_id, 2), ?) AS r FROM biz_order', 1, false],
+  ])('%s (%d params): allowed %p', (sql, params, allowed) => {
+    const result = checkSql(sql, params, extended, MAX_ROWS);
+    expect(result).toMatchObject(allowed ? { allowed } : { allowed, code: 'FUNCTION_NOT_ALLOWED' });
+  });
+
+  it('refuses a function the catalog has no cost model for, even when a source lists it', () => {
+    const listed = { ...source, functions: new Set([...source.functions, 'BENCHMARK']) };
+    expect(checkSql('SELECT BENCHMARK(10, 1) AS b FROM biz_order', 0, listed, MAX_ROWS)).toMatchObject({
+      code: 'FUNCTION_NOT_ALLOWED',
+    });
+  });
+});

@@ -1,4 +1,5 @@
 import { Parser } from 'node-sql-parser';
+import { FUNCTION_CATALOG, MAX_PAD_LENGTH, MAX_REPEAT_COUNT } from './function-catalog';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 /** Stable rejection codes of the read-only SQL policy; each comes with a safe message the agent can act on. */
@@ -310,6 +311,92 @@ function functionName(node: Node): string {
   return String(name ?? '').toUpperCase();
 }
 
+/**
+ * How large a value can be: `const` is bounded by a constant (a literal, a ?, a number or date), `data` by
+ * the size of a stored value, `grown` is the output of a growing function (see function-catalog.ts).
+ */
+type Size = 'const' | 'data' | 'grown';
+const SIZE_RANK: Record<Size, number> = { const: 0, data: 1, grown: 2 };
+const larger = (a: Size, b: Size): Size => (SIZE_RANK[a] >= SIZE_RANK[b] ? a : b);
+
+const isLiteralOrParam = (node: unknown): boolean =>
+  isNode(node) && (LITERALS.has(String(node.type)) || (node.type === 'origin' && node.value === '?'));
+
+function integerLiteral(node: unknown): number | null {
+  return isNode(node) && node.type === 'number' && Number.isInteger(node.value)
+    ? (node.value as number)
+    : null;
+}
+
+function stringLiteral(node: unknown): string | null {
+  return isNode(node) &&
+    ['single_quote_string', 'string'].includes(String(node.type)) &&
+    typeof node.value === 'string'
+    ? node.value
+    : null;
+}
+
+const COST_MESSAGE =
+  'Growing string functions (CONCAT, REPLACE, REPEAT, …) may not take the result of another growing function, ' +
+  'and their size arguments must be small literals; see docs/query-mysql-functions.md.';
+
+/** The size of a function's value from its cost model, refusing the uses the model cannot bound. */
+function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
+  const model =
+    FUNCTION_CATALOG.get(name) ?? reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
+  const largest = sizes.reduce<Size>(larger, 'const');
+  const noGrownArgument = () => {
+    if (largest === 'grown') reject('FUNCTION_NOT_ALLOWED', `${name}: ${COST_MESSAGE}`);
+  };
+  const boundedCount = (node: unknown, max: number) => {
+    const count = integerLiteral(node);
+    if (count === null || count < 0 || count > max)
+      reject(
+        'FUNCTION_NOT_ALLOWED',
+        `${name} needs an integer literal from 0 to ${max} as its length or count. ${COST_MESSAGE}`,
+      );
+  };
+  switch (model.cost) {
+    case 'aggregate':
+    case 'clock':
+    case 'scalar':
+      return 'const';
+    case 'passthrough':
+      return largest;
+    case 'growing':
+      noGrownArgument();
+      return 'grown';
+    case 'replace': {
+      noGrownArgument();
+      if (args.length !== 3 || !isLiteralOrParam(args[1]) || !isLiteralOrParam(args[2]))
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `REPLACE takes a literal or ? as its search and replacement. ${COST_MESSAGE}`,
+        );
+      const from = stringLiteral(args[1]);
+      const to = stringLiteral(args[2]);
+      // A literal replacement no longer than a non-empty literal search string never grows the text.
+      if (from !== null && to !== null && from.length > 0 && [...to].length <= [...from].length)
+        return sizes[0];
+      return 'grown';
+    }
+    case 'repeat':
+      noGrownArgument();
+      boundedCount(args[1], MAX_REPEAT_COUNT);
+      return 'grown';
+    case 'pad':
+      boundedCount(args[1], MAX_PAD_LENGTH);
+      return 'const';
+    case 'space':
+      boundedCount(args[0], MAX_PAD_LENGTH);
+      return 'const';
+    case 'format':
+      if (!isLiteralOrParam(args[1]))
+        reject('FUNCTION_NOT_ALLOWED', `${name} takes a literal or ? as its format. ${COST_MESSAGE}`);
+      return 'const';
+  }
+}
+
 /** Walks one parsed SELECT against the data source allowlist, counting `?` placeholders. */
 class SelectChecker {
   placeholders = 0;
@@ -475,19 +562,21 @@ class SelectChecker {
     return candidates.length === 1 ? candidates[0].index : null;
   }
 
-  private expression(value: unknown, clause: Clause): void {
-    if (Array.isArray(value)) return value.forEach((item) => this.expression(item, clause));
+  /** Checks an expression and returns how large its value can be (see function-catalog.ts). */
+  private expression(value: unknown, clause: Clause): Size {
+    if (Array.isArray(value))
+      return value.reduce<Size>((size, item) => larger(size, this.expression(item, clause)), 'const');
     if (!isNode(value)) return reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
     if ('ast' in value || value.type === 'select')
       reject('SUBQUERY_NOT_ALLOWED', 'Subqueries are not allowed.');
     if (value.over) reject('WINDOW_NOT_ALLOWED', 'Window functions are not allowed.');
     const type = String(value.type);
-    if (LITERALS.has(type)) return;
+    if (LITERALS.has(type)) return 'const';
     switch (type) {
       case 'origin':
         if (value.value !== '?') reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
         this.placeholders += 1;
-        return;
+        return 'const';
       case 'param':
       case 'var':
         return reject(
@@ -495,30 +584,34 @@ class SelectChecker {
           'Only ? placeholders are allowed; no named parameters or variables.',
         );
       case 'column_ref':
-        return this.column(value, clause);
+        this.column(value, clause);
+        return 'data';
       case 'star':
         return reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
       case 'aggr_func': {
-        this.allowFunction(String(value.name).toUpperCase());
+        const name = String(value.name).toUpperCase();
+        this.allowFunction(name);
         const args = isNode(value.args) ? value.args : reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate.');
         for (const key of Object.keys(args)) {
           if (!['expr', 'distinct'].includes(key) && args[key])
             reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate options.');
         }
         if (isNode(args.expr) && args.expr.type === 'star') {
-          if (String(value.name).toUpperCase() !== 'COUNT')
-            reject('STAR_NOT_ALLOWED', 'Only COUNT(*) may use *.');
-          return;
+          if (name !== 'COUNT') reject('STAR_NOT_ALLOWED', 'Only COUNT(*) may use *.');
+          return 'const';
         }
-        return this.expression(args.expr, clause);
+        const size = this.expression(args.expr, clause);
+        return name === 'MIN' || name === 'MAX' ? size : 'const';
       }
       case 'function': {
         const name = functionName(value);
         const args = value.args;
+        let list: unknown[] = [];
+        let sizes: Size[] = [];
         if (args !== null && args !== undefined) {
           if (!isNode(args) || args.type !== 'expr_list')
             return reject('UNSUPPORTED_SYNTAX', 'Unsupported function arguments.');
-          let list = Array.isArray(args.value) ? (args.value as unknown[]) : [];
+          list = Array.isArray(args.value) ? (args.value as unknown[]) : [];
           const [first] = list;
           if (
             UNIT_FUNCTIONS.has(name) &&
@@ -528,41 +621,50 @@ class SelectChecker {
           )
             list = list.slice(1);
           // Arguments first, so EXISTS (SELECT ...) is reported as the subquery it is.
-          this.expression(Array.isArray(args.value) ? list : args.value, clause);
+          if (Array.isArray(args.value)) sizes = list.map((item) => this.expression(item, clause));
+          else this.expression(args.value, clause);
         }
         // The parser reads `NOT (expr)` as a call of NOT: it is the operator, not a function.
-        if (!(name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1))
-          this.allowFunction(name);
-        return;
+        if (name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1)
+          return 'const';
+        this.allowFunction(name);
+        return functionSize(name, list, sizes);
       }
       case 'expr_list':
         return this.expression(value.value ?? [], clause);
       case 'binary_expr':
         if (!BINARY_OPERATORS.has(String(value.operator).toUpperCase()))
           reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
+        // Comparisons, logic and arithmetic: a number or a truth value.
         this.expression(value.left, clause);
-        return this.expression(value.right, clause);
+        this.expression(value.right, clause);
+        return 'const';
       case 'unary_expr':
         if (!UNARY_OPERATORS.has(String(value.operator).toUpperCase()))
           reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
-        return this.expression(value.expr, clause);
-      case 'case':
+        this.expression(value.expr, clause);
+        return 'const';
+      case 'case': {
+        let size: Size = 'const';
         if (value.expr) this.expression(value.expr, clause);
         for (const branch of (value.args as Node[]) ?? []) {
           if (branch.type === 'when') this.expression(branch.cond, clause);
           else if (branch.type !== 'else') reject('UNSUPPORTED_SYNTAX', 'Unsupported CASE branch.');
-          this.expression(branch.result, clause);
+          size = larger(size, this.expression(branch.result, clause));
         }
-        return;
+        return size;
+      }
       case 'interval':
-        return this.expression(value.expr, clause);
+        this.expression(value.expr, clause);
+        return 'const';
       default:
         return reject('UNSUPPORTED_SYNTAX', `Unsupported SQL expression (${type}).`);
     }
   }
 
   private allowFunction(name: string): void {
-    if (!this.source.functions.has(name)) reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
+    if (!this.source.functions.has(name) || !FUNCTION_CATALOG.has(name))
+      reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
   }
 
   private column(node: Node, clause: Clause): void {
