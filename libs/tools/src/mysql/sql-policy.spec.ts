@@ -60,6 +60,32 @@ describe('SQL policy red-team corpus 4 (scope, cost, result names)', () => {
     },
   );
 
+  it.each([
+    [
+      'SELECT o.order_id, p.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      'order_id',
+    ],
+    [
+      'SELECT o.created_at, p.updated_at AS created_at FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      'created_at',
+    ],
+    ['SELECT COUNT(*) AS n, MAX(amount) AS n FROM biz_order', 'n'],
+  ])('allows and warns about duplicate result names: %s', (sql, name) => {
+    const result = checkSql(sql, 0, source, MAX_ROWS);
+    expect(result).toMatchObject({ allowed: true, warnings: [expect.stringContaining(`named ${name};`)] });
+  });
+
+  it('has no warnings for distinct result names', () => {
+    const result = checkSql(
+      'SELECT o.order_id, p.status FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      0,
+      source,
+      MAX_ROWS,
+    );
+    expect(result).toMatchObject({ allowed: true });
+    expect(result).not.toHaveProperty('warnings');
+  });
+
   it('names only allowlisted columns when it refuses an unqualified one', () => {
     const result = checkSql(
       'SELECT o.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id WHERE channel = ?',

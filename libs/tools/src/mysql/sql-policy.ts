@@ -40,7 +40,7 @@ export const SQL_REJECTION_CODES = [
 export type SqlRejectionCode = (typeof SQL_REJECTION_CODES)[number];
 
 export type SqlPolicyResult =
-  | { allowed: true; normalizedSql: string; placeholders: number }
+  | { allowed: true; normalizedSql: string; placeholders: number; warnings?: string[] }
   | { allowed: false; code: SqlRejectionCode; message: string };
 
 export const MAX_SQL_LENGTH = 8000;
@@ -400,6 +400,7 @@ function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
 /** Walks one parsed SELECT against the data source allowlist, counting `?` placeholders. */
 class SelectChecker {
   placeholders = 0;
+  readonly warnings: string[] = [];
   private readonly scope: ScopeTable[] = [];
   private readonly selectAliases = new Set<string>();
   /**
@@ -437,6 +438,7 @@ class SelectChecker {
       if (alias) this.selectAliases.add(alias);
     }
     for (const column of columns as Node[]) this.expression(column.expr, 'select');
+    this.warnDuplicateNames(columns as Node[]);
     (ast.from as Node[]).forEach((item, index) => {
       if (index === 0) return;
       this.visible = index + 1;
@@ -457,6 +459,26 @@ class SelectChecker {
       // MySQL alike; everywhere else a name that is also a hidden column would read that column.
       if (this.isAliasItem(order.expr)) continue;
       this.expression(order.expr, 'order');
+    }
+  }
+
+  /**
+   * Result columns that share a name (`o.status, p.status`) are all returned, qualified with their table
+   * alias; a distinct alias reads better, so sql-check says so.
+   */
+  private warnDuplicateNames(columns: Node[]): void {
+    const counts = new Map<string, number>();
+    for (const column of columns) {
+      const expr = isNode(column.expr) ? column.expr : {};
+      const name = identifier(column.as) ?? (expr.type === 'column_ref' ? identifier(expr.column) : null);
+      if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    for (const [name, count] of counts) {
+      if (count > 1)
+        this.warnings.push(
+          `DUPLICATE_RESULT_NAME: ${count} result columns are named ${name}; they are returned qualified ` +
+            `(alias.${name}) or numbered (${name}#2); give each a distinct alias.`,
+        );
     }
   }
 
@@ -812,7 +834,7 @@ function checkOnce(
   paramCount: number,
   source: MysqlDataSourceConfig,
   maxRows: number,
-): { normalizedSql: string; placeholders: number } {
+): { normalizedSql: string; placeholders: number; warnings: string[] } {
   if (sql.trim() === '') reject('SQL_EMPTY', 'The SQL is empty.');
   if (sql.length > MAX_SQL_LENGTH)
     reject('SQL_TOO_LONG', `The SQL is longer than ${MAX_SQL_LENGTH} characters.`);
@@ -846,7 +868,11 @@ function checkOnce(
       `The SQL has ${checker.placeholders} ? placeholder(s) but ${paramCount} param(s) were given.`,
     );
   }
-  return { normalizedSql: parser.sqlify(ast as never, DIALECT), placeholders: checker.placeholders };
+  return {
+    normalizedSql: parser.sqlify(ast as never, DIALECT),
+    placeholders: checker.placeholders,
+    warnings: checker.warnings,
+  };
 }
 
 /**
@@ -868,7 +894,8 @@ export function checkSql(
     if (second.normalizedSql !== first.normalizedSql) {
       reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
     }
-    return { allowed: true, ...first };
+    const { warnings, ...checked } = first;
+    return { allowed: true, ...checked, ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (error) {
     if (error instanceof Rejection) return { allowed: false, code: error.code, message: error.message };
     return {
