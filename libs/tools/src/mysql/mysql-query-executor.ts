@@ -169,6 +169,16 @@ function toRawValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Takes a connection out of the pool and closes its socket at once: mysql2's destroy() only half-closes
+ * it, and a server still sending rows would keep its thread writing into a full buffer.
+ */
+function closeNow(connection: PoolConnection): void {
+  const core = connection.connection as unknown as { stream?: { destroy?: () => void } };
+  connection.destroy();
+  core.stream?.destroy?.();
+}
+
 interface StreamedResult {
   fields: FieldLike[];
   rows: unknown[][];
@@ -229,19 +239,21 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     }
     const threadId = connection.threadId;
     let killed = false;
-    const kill = () => {
+    const kill = (whole = false) => {
       if (killed) return;
       killed = true;
-      void this.killQuery(source, threadId);
+      void this.killQuery(source, threadId, whole);
     };
-    const timer = setTimeout(kill, this.timeoutMs);
-    signal.addEventListener('abort', kill, { once: true });
+    const stop = () => kill();
+    const timer = setTimeout(stop, this.timeoutMs);
+    signal.addEventListener('abort', stop, { once: true });
     let reusable = true;
     try {
       const result = await this.stream(connection, text, () => {
-        // Past the byte cap: stop reading now and stop the statement; the connection is not reused.
+        // Past the byte cap: stop reading now and end the statement with its connection. KILL QUERY alone
+        // would leave the server thread blocked writing rows nobody reads until net_write_timeout.
         reusable = false;
-        kill();
+        kill(true);
       });
       const columns = uniqueColumnNames(result.fields);
       if (result.overflow)
@@ -264,9 +276,9 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
       throw this.failure(source, error, killed);
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', kill);
+      signal.removeEventListener('abort', stop);
       if (reusable) connection.release();
-      else connection.destroy();
+      else closeNow(connection);
     }
   }
 
@@ -399,12 +411,12 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     return { host: source.host, port: source.port, user: source.username, password: source.password };
   }
 
-  /** KILL QUERY from a separate connection: the account may always kill its own statements. */
-  private async killQuery(source: MysqlDataSourceConfig, threadId: number): Promise<void> {
+  /** KILL QUERY (or the whole connection) from a separate connection: an account may always kill its own. */
+  private async killQuery(source: MysqlDataSourceConfig, threadId: number, whole: boolean): Promise<void> {
     try {
       const connection = await createConnection({ ...this.connectionOptions(source), connectTimeout: 2000 });
       try {
-        await connection.query('KILL QUERY ?', [threadId]);
+        await connection.query(whole ? 'KILL CONNECTION ?' : 'KILL QUERY ?', [threadId]);
       } finally {
         await connection.end();
       }
