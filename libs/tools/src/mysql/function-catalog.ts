@@ -19,8 +19,16 @@ export type FunctionCost =
   | 'passthrough'
   /** Up to the sum of its arguments; no argument may itself be grown. */
   | 'growing'
-  /** REPLACE(str, from, to): from/to literals or ?; shrinking (literal to no longer than from) or else growing. */
+  /**
+   * REPLACE(str, from, to): quadratic in the length of `str` inside the server (every match shifts the
+   * rest; 256 Ki characters took 25 s past a 20 s max_statement_time), so `str` must be bounded (a literal,
+   * a ?, or LEFT/RIGHT/SUBSTRING with a literal length ≤ MAX_BOUNDED_TEXT) and `from`/`to` short literals.
+   */
   | 'replace'
+  /** LEFT/RIGHT(str, n): bounded when n is an integer literal ≤ MAX_BOUNDED_TEXT, else as large as str. */
+  | 'prefix'
+  /** SUBSTRING(str, pos, n): bounded when n is an integer literal ≤ MAX_BOUNDED_TEXT, else as large as str. */
+  | 'substring'
   /** REPEAT(str, n): n an integer literal ≤ MAX_REPEAT_COUNT; growing. */
   | 'repeat'
   /** LPAD/RPAD(str, n, pad): n an integer literal ≤ MAX_PAD_LENGTH; the output is at most n characters. */
@@ -37,6 +45,10 @@ export interface FunctionModel {
 
 export const MAX_REPEAT_COUNT = 100;
 export const MAX_PAD_LENGTH = 1000;
+/** The longest text REPLACE may work on, and the longest LEFT/RIGHT/SUBSTRING that counts as bounded. */
+export const MAX_BOUNDED_TEXT = 1000;
+/** The longest search or replacement literal of REPLACE. */
+export const MAX_REPLACE_LITERAL = 100;
 
 const entries: [string, FunctionCost, boolean][] = [
   ['COUNT', 'aggregate', true],
@@ -86,10 +98,10 @@ const entries: [string, FunctionCost, boolean][] = [
   ['UCASE', 'passthrough', true],
   ['LENGTH', 'scalar', true],
   ['CHAR_LENGTH', 'scalar', true],
-  ['SUBSTRING', 'passthrough', true],
-  ['SUBSTR', 'passthrough', true],
-  ['LEFT', 'passthrough', true],
-  ['RIGHT', 'passthrough', true],
+  ['SUBSTRING', 'substring', true],
+  ['SUBSTR', 'substring', true],
+  ['LEFT', 'prefix', true],
+  ['RIGHT', 'prefix', true],
   ['TRIM', 'passthrough', true],
   ['LTRIM', 'passthrough', true],
   ['RTRIM', 'passthrough', true],
@@ -139,7 +151,11 @@ const COST_TEXT: Record<FunctionCost, string> = {
   scalar: 'number, date or time: bounded output',
   passthrough: 'no larger than its largest argument',
   growing: 'growing: arguments may not be growing results themselves',
-  replace: `growing unless \`from\`/\`to\` are literals with \`to\` no longer than \`from\`; \`from\`/\`to\` must be literals or ?`,
+  replace:
+    `quadratic in its text inside the server: the text must be a literal, a ? or LEFT/RIGHT/SUBSTRING with a literal length ≤ ${MAX_BOUNDED_TEXT}` +
+    ` (\`REPLACE(LEFT(error_code, 100), '_', ' ')\`); search and replacement non-empty/short literals (≤ ${MAX_REPLACE_LITERAL} characters); growing when the replacement is longer`,
+  prefix: `no larger than its argument; bounded when the length is an integer literal ≤ ${MAX_BOUNDED_TEXT}`,
+  substring: `no larger than its argument; bounded when the length is an integer literal ≤ ${MAX_BOUNDED_TEXT}`,
   repeat: `growing; the count must be an integer literal ≤ ${MAX_REPEAT_COUNT}`,
   pad: `the length must be an integer literal ≤ ${MAX_PAD_LENGTH}`,
   space: `the length must be an integer literal ≤ ${MAX_PAD_LENGTH}`,

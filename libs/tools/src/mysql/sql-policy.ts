@@ -1,5 +1,11 @@
 import { Parser } from 'node-sql-parser';
-import { FUNCTION_CATALOG, MAX_PAD_LENGTH, MAX_REPEAT_COUNT } from './function-catalog';
+import {
+  FUNCTION_CATALOG,
+  MAX_BOUNDED_TEXT,
+  MAX_PAD_LENGTH,
+  MAX_REPEAT_COUNT,
+  MAX_REPLACE_LITERAL,
+} from './function-catalog';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 /** Stable rejection codes of the read-only SQL policy; each comes with a safe message the agent can act on. */
@@ -328,6 +334,12 @@ function integerLiteral(node: unknown): number | null {
     : null;
 }
 
+/** An integer literal from 0 to MAX_BOUNDED_TEXT: a length that bounds a text. */
+function boundedLength(node: unknown): boolean {
+  const value = integerLiteral(node);
+  return value !== null && value >= 0 && value <= MAX_BOUNDED_TEXT;
+}
+
 function stringLiteral(node: unknown): string | null {
   return isNode(node) &&
     ['single_quote_string', 'string'].includes(String(node.type)) &&
@@ -367,19 +379,31 @@ function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
       noGrownArgument();
       return 'grown';
     case 'replace': {
-      noGrownArgument();
-      if (args.length !== 3 || !isLiteralOrParam(args[1]) || !isLiteralOrParam(args[2]))
-        reject(
-          'FUNCTION_NOT_ALLOWED',
-          `REPLACE takes a literal or ? as its search and replacement. ${COST_MESSAGE}`,
-        );
       const from = stringLiteral(args[1]);
       const to = stringLiteral(args[2]);
-      // A literal replacement no longer than a non-empty literal search string never grows the text.
-      if (from !== null && to !== null && from.length > 0 && [...to].length <= [...from].length)
-        return sizes[0];
-      return 'grown';
+      if (args.length !== 3 || sizes[0] !== 'const')
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `REPLACE works on a bounded text only: a literal, a ? or LEFT/RIGHT/SUBSTRING with a literal length ≤ ${MAX_BOUNDED_TEXT} ` +
+            `(REPLACE(LEFT(error_code, 100), '_', ' ')). ${COST_MESSAGE}`,
+        );
+      if (
+        from === null ||
+        to === null ||
+        from.length === 0 ||
+        [...from].length > MAX_REPLACE_LITERAL ||
+        [...to].length > MAX_REPLACE_LITERAL
+      )
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `REPLACE takes non-empty string literals of at most ${MAX_REPLACE_LITERAL} characters as its search and replacement. ${COST_MESSAGE}`,
+        );
+      return [...to!].length <= [...from!].length ? 'const' : 'grown';
     }
+    case 'prefix':
+      return boundedLength(args[1]) ? 'const' : (sizes[0] ?? 'const');
+    case 'substring':
+      return args.length === 3 && boundedLength(args[2]) ? 'const' : (sizes[0] ?? 'const');
     case 'repeat':
       noGrownArgument();
       boundedCount(args[1], MAX_REPEAT_COUNT);
