@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
-import { checkSql, MysqlDataSourceConfig, parseMysqlToolsConfig } from '@app/tools';
+import { checkSql, inspectDataSource, MysqlDataSourceConfig, parseMysqlToolsConfig } from '@app/tools';
 // The adapter itself, not part of the lib's public surface: its connection handling is tested directly.
 import { BUSINESS_SQL_MODE, MysqlQueryExecutor } from '../../libs/tools/src/mysql/mysql-query-executor';
 import type { QueryMysqlConfig } from '../../libs/tools/src/mysql/query-mysql.config';
@@ -240,6 +240,17 @@ describe('query_mysql red-team corpus 4 against a live MariaDB', () => {
         } finally {
           await raw.end();
         }
+      });
+
+      it('doctor names the setting there, and finds the shared server pinnable', async () => {
+        const there = await inspectDataSource(allowlist(server.host, server.port, 'shop'));
+        expect(there).toMatchObject({ reachable: true });
+        expect(there.reachable && there.session).toEqual([
+          expect.stringContaining('character_set_client is gbk, not utf8mb4'),
+          'character_set_connection is gbk, not utf8mb4',
+          'character_set_results is gbk, not utf8mb4',
+        ]);
+        expect(await inspectDataSource(source)).toMatchObject({ reachable: true, session: [] });
       });
 
       it('refuses every query there, naming the setting, and runs nothing', async () => {
