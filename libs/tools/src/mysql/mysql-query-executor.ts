@@ -207,6 +207,9 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
   constructor(@Inject(queryMysqlConfig.KEY) config: QueryMysqlConfig) {
     this.timeoutMs = config.queryTimeoutMs;
     this.maxResultBytes = config.maxResultBytes;
+    // Without a cap every comparison would be false and a result could grow without bound.
+    if (!Number.isInteger(this.maxResultBytes) || this.maxResultBytes <= 0)
+      throw new Error('query_mysql needs a positive HARNESS_MYSQL_MAX_RESULT_BYTES');
   }
 
   async run(
@@ -294,8 +297,9 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
         result.fields = fields.map((field) => ({ name: field.name, table: field.table }));
       });
       query.on('result', (row: unknown) => {
-        if (settled) return;
-        const cells = Array.isArray(row) ? (row as unknown[]) : [];
+        // Only rows of a result set; a statement without one (the server refuses writes) reports no row.
+        if (settled || !Array.isArray(row)) return;
+        const cells = row as unknown[];
         bytes += cells.reduce<number>((sum, cell) => sum + cellBytes(cell), 0);
         if (bytes > this.maxResultBytes) {
           settled = true;
