@@ -6,6 +6,7 @@ import { BUSINESS_SQL_MODE, MysqlQueryExecutor } from '../../libs/tools/src/mysq
 import type { QueryMysqlConfig } from '../../libs/tools/src/mysql/query-mysql.config';
 import { BusinessDatabase, createBusinessDatabase, dropBusinessDatabase } from '../support/business-db';
 import { PrivateMariadb, startPrivateMariadb } from '../support/private-mariadb';
+import { TcpProxy } from '../support/tcp-proxy';
 import { TEST_MYSQL } from '../support/test-env';
 
 /**
@@ -145,6 +146,30 @@ describe('query_mysql red-team corpus 4 against a live MariaDB', () => {
       expect(result.rows.length).toBeLessThan(8);
       await expectNotRunning('seq_1_to_100000000');
       expect((await direct('SELECT COUNT(*) AS n FROM biz_order')).rows).toEqual([{ n: '240' }]);
+    });
+  });
+
+  describe('limits', () => {
+    it('abandons a statement whose server stops answering after the stop, freeing its connection', async () => {
+      const proxy = new TcpProxy(TEST_MYSQL.port, TEST_MYSQL.host);
+      const port = await proxy.start();
+      const viaProxy = {
+        ...allowlist(TEST_MYSQL.host, port, business.schema),
+        functions: new Set(['SLEEP']),
+      };
+      const quick = new MysqlQueryExecutor({ ...LIMITS, queryTimeoutMs: 300 });
+      try {
+        expect((await quick.run(viaProxy, 'SELECT 1 AS n', [], signal())).rows).toEqual([{ n: 1 }]);
+        const call = quick.run(viaProxy, 'SELECT SLEEP(30) AS s', [], signal());
+        // The pooled connection stops answering; KILL still reaches the server on a new connection.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        proxy.freeze();
+        await expect(call).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' });
+        await expectNotRunning('SLEEP(30)');
+      } finally {
+        await proxy.cut();
+        await quick.onApplicationShutdown().catch(() => undefined);
+      }
     });
   });
 

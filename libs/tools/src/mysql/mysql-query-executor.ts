@@ -83,6 +83,10 @@ export function sessionProblems(reported: ReportedSession): string[] {
 }
 
 class SessionNotPinned extends Error {}
+class StatementAbandoned extends Error {}
+
+/** How long a stopped statement may take to end before its connection is killed and closed. */
+export const ABANDON_GRACE_MS = 1000;
 
 /** A `?` bound as a literal: only the scalar types the tool schema admits. */
 function literal(value: unknown): string {
@@ -247,17 +251,38 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
       killed = true;
       void this.killQuery(source, threadId, whole);
     };
-    const stop = () => kill();
+    let reusable = true;
+    // A statement can ignore KILL QUERY (MariaDB checks the kill flag between rows, not inside a string
+    // function), and a server can stop answering: a grace period after the stop the call is abandoned,
+    // its connection killed and closed, so no call outlives its limit and the pool is not held.
+    let abandon: () => void = () => undefined;
+    const abandoned = new Promise<never>((_, reject) => {
+      abandon = () => {
+        reusable = false;
+        this.logger.warn(
+          `query_mysql statement on data source ${source.id} did not end ${ABANDON_GRACE_MS} ms after it was stopped; its connection was killed and closed`,
+        );
+        void this.killQuery(source, threadId, true);
+        reject(new StatementAbandoned());
+      };
+    });
+    let hardTimer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      kill();
+      hardTimer ??= setTimeout(abandon, ABANDON_GRACE_MS);
+    };
     const timer = setTimeout(stop, this.timeoutMs);
     signal.addEventListener('abort', stop, { once: true });
-    let reusable = true;
     try {
-      const result = await this.stream(connection, text, () => {
+      const streamed = this.stream(connection, text, () => {
         // Past the byte cap: stop reading now and end the statement with its connection. KILL QUERY alone
         // would leave the server thread blocked writing rows nobody reads until net_write_timeout.
         reusable = false;
         kill(true);
       });
+      // Settles later when the call was abandoned; nobody waits for it then.
+      streamed.catch(() => undefined);
+      const result = await Promise.race([streamed, abandoned]);
       const columns = uniqueColumnNames(result.fields);
       if (result.overflow)
         this.logger.warn(
@@ -279,6 +304,7 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
       throw this.failure(source, error, killed);
     } finally {
       clearTimeout(timer);
+      clearTimeout(hardTimer);
       signal.removeEventListener('abort', stop);
       if (reusable) connection.release();
       else closeNow(connection);

@@ -49,7 +49,7 @@ describe('SQL policy security suite', () => {
 /** Round four: the classes where the policy's model of the server differed from the server's (issue 35). */
 const corpus4 = JSON.parse(readFileSync(join(fixtures, 'sql-policy-corpus-4.json'), 'utf8')) as CorpusEntry[];
 
-describe('SQL policy red-team corpus 4 (scope, cost, result names)', () => {
+describe('SQL policy red-team corpus 4 (scope, cost, connection state, resources, result names)', () => {
   it.each(corpus4.map((entry) => [entry.class, entry.expect, entry.sql.slice(0, 140), entry]))(
     '%s: %s for %s',
     (_class, _code, _sql, entry) => {
