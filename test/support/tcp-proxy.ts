@@ -78,6 +78,11 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** Stops moving bytes on the open connections, which stay open: a peer that no longer answers. */
+  freeze(): void {
+    for (const socket of this.sockets) socket.pause();
+  }
+
   /** Accepts connections again on the same port. */
   restore(): Promise<number> {
     return this.start(this.port);

@@ -330,6 +330,14 @@ export async function checkDataSources(): Promise<Finding[]> {
         fix: 'check SHOW GRANTS FOR each role, or grant SELECT to the account directly',
       });
     }
+    if (inspection.session.length > 0) {
+      problems.push({
+        check: name,
+        verdict: 'FAIL',
+        message: `query_mysql cannot pin a session there and would refuse every query: ${inspection.session.join('; ')}`,
+        fix: 'remove skip-character-set-client-handshake from the server options (utf8mb4 must reach the session)',
+      });
+    }
     if (inspection.missing.length > 0) {
       problems.push({
         check: name,
