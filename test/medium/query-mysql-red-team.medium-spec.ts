@@ -163,7 +163,7 @@ describe('query_mysql red-team corpus 4 against a live MariaDB', () => {
         const call = quick.run(viaProxy, 'SELECT SLEEP(30) AS s', [], signal());
         // The pooled connection stops answering; KILL still reaches the server on a new connection.
         await new Promise((resolve) => setTimeout(resolve, 100));
-        proxy.freeze();
+        proxy.freezeOpen();
         await expect(call).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' });
         await expectNotRunning('SLEEP(30)');
       } finally {

@@ -9,8 +9,8 @@ export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private frozen = false;
-  /** Client sockets whose answers are held back (freezeAnswers). */
-  private readonly mutedClients = new Set<Socket>();
+  /** Sockets whose incoming bytes are held back (freezeOpen, freezeAnswers). */
+  private readonly muted = new Set<Socket>();
   private readonly clients = new Set<Socket>();
   private held: [Socket, Buffer][] = [];
   port = 0;
@@ -44,7 +44,7 @@ export class TcpProxy {
   }
 
   private forward(to: Socket, chunk: Buffer): void {
-    if (this.frozen || this.mutedClients.has(to)) this.held.push([to, chunk]);
+    if (this.frozen || this.muted.has(to)) this.held.push([to, chunk]);
     else if (!to.destroyed) to.write(chunk);
   }
 
@@ -58,13 +58,18 @@ export class TcpProxy {
    * is executed, but its client never hears the result. New connections are not affected.
    */
   freezeAnswers(): void {
-    for (const client of this.clients) this.mutedClients.add(client);
+    for (const client of this.clients) this.muted.add(client);
+  }
+
+  /** Stops moving bytes on the connections open now, which stay open; new connections work. */
+  freezeOpen(): void {
+    for (const socket of this.sockets) this.muted.add(socket);
   }
 
   /** Forwards again, delivering what was held back in order. */
   thaw(): void {
     this.frozen = false;
-    this.mutedClients.clear();
+    this.muted.clear();
     const held = this.held;
     this.held = [];
     for (const [to, chunk] of held) if (!to.destroyed) to.write(chunk);
@@ -76,11 +81,6 @@ export class TcpProxy {
     this.server = null;
     for (const socket of this.sockets) socket.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** Stops moving bytes on the open connections, which stay open: a peer that no longer answers. */
-  freeze(): void {
-    for (const socket of this.sockets) socket.pause();
   }
 
   /** Accepts connections again on the same port. */
