@@ -52,10 +52,8 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
     LOGS_JSONL_DIR: logsDir,
     LOGS_JSONL_NOW: NOW,
     LOGS_JSONL_TOPICS: 'APPLICATION=application-*.jsonl',
-    LOGS_JSONL_TIMESTAMP_FIELD: '@timestamp',
-    LOGS_JSONL_LEVEL_FIELD: 'severity',
-    LOGS_JSONL_SERVICE_FIELD: 'app',
-    LOGS_JSONL_MESSAGE_FIELD: 'msg',
+    LOGS_FILE_RULES:
+      'application-*.jsonl: timestamp_field=@timestamp level_field=severity service_field=app message_field=msg',
   });
   afterAll(() => rmSync(logsDir, { recursive: true, force: true }));
 
