@@ -77,7 +77,7 @@ describe('evidenceLimitations', () => {
       'a negative observation over unread lines: the scope and the observation',
       [negative('a1', ['call_pool'])],
       [
-        '1741 unreadable lines; events there',
+        'hold 1741 unreadable lines in their scope',
         'Analysis a1 reports an absence over a scope with 1741 unreadable lines',
       ],
     ],
