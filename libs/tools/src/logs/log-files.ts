@@ -241,7 +241,8 @@ export function serviceFromPath(path: string): string | null {
 /** The topic a name suggests when no rule names one and the format has none. */
 export function topicFromPath(path: string): LogTopic {
   const name = path.toLowerCase();
-  if (/(^|[/_.-])(access|nginx|httpd|apache2?|gateway)([/_.-]|$)/.test(name)) return 'ACCESS';
+  if (/(^|[/_.-])(access|access_log|nginx|httpd|apache2?|traefik|envoy)([/_.-]|$)/.test(name))
+    return 'ACCESS';
   if (/(mysql|mariadb|postgres|database|slow[-_.]?query|(^|[/_.-])db([/_.-]|$))/.test(name))
     return 'DATABASE';
   return 'APPLICATION';
