@@ -3,7 +3,6 @@
  * a closed set, so a failure with a code not listed here does not compile.
  */
 export const QUERY_LOGS_FAILURE_CODES = [
-  'LOG_TOPIC_NOT_CONFIGURED',
   'LOG_TOO_MANY_MATCHES',
   'LOG_DIRECTORY_UNREADABLE',
 ] as const;
