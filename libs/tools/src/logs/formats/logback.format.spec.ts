@@ -35,6 +35,8 @@ describe('logback/log4j pattern text', () => {
   it.each([
     ['	at com.x.Y.z(Y.java:1)', '	at com.x.Y.z(Y.java:1)'],
     ['2026-12-05 10:15:01.204 INFO x', null],
+    ['{"time":"2026-12-05T02:15:00Z","msg":"x"}', null],
+    ['Caused by: java.io.IOException: {"code":1}', 'Caused by: java.io.IOException: {"code":1}'],
   ])('continuation(%s)', (line, expected) => expect(LOGBACK_FORMAT.continuation?.(line)).toBe(expected));
 
   it('needs a level word', () =>

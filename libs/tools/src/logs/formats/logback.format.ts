@@ -5,6 +5,7 @@ import { DATE_TIME_SOURCE, dateTimeOf } from './timestamps';
 // A timestamp at the start of the line, optionally in brackets (`[2026-12-05 10:15:03,123]`).
 const START = new RegExp(`^\\[?${DATE_TIME_SOURCE}\\]?(?=\\s|$)`, 'i');
 const LEVEL_WORD = /(?:^|[\s[|-])(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)(?=$|[\s\]:|-])/;
+const JSON_RECORD = /^\s*\{".*\}\s*$/;
 // Spring Boot 3.2+: `--- [app-name] [thread] logger : message`.
 const SPRING_APP = /--- \[\s*([\w.-]+)\s*\] \[/;
 
@@ -42,6 +43,7 @@ export const LOGBACK_FORMAT: LogFormat = {
     };
   },
   continuation(line) {
-    return START.test(line) ? null : line;
+    // A line that is itself a record (a timestamp, or a whole JSON object) never continues another.
+    return START.test(line) || JSON_RECORD.test(line) ? null : line;
   },
 };
