@@ -205,7 +205,7 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
       /^OK {3}data source shop: .*: reachable, SELECT only, all 1 allowlisted table\(s\) and their columns found$/,
     );
     expect(lineOf(run, 'logs')).toMatch(
-      /^OK {3}logs: application\.jsonl: json, topic APPLICATION, services unknown, 2026-12-03T13:27:07\.624Z \.\. 2026-12-03T13:27:08\.001Z \(zone-less times read as UTC\), 2 records from 2 lines, unreadable 0 \(0%\)$/,
+      /^OK {3}logs: application\.jsonl: json, topic APPLICATION \(rule\), services unknown, 2026-12-03T13:27:07\.624Z \.\. 2026-12-03T13:27:08\.001Z \(zone-less times read as UTC\), 2 records from 2 lines, unreadable 0 \(0%\)$/,
     );
     const knowledge = lineOf(run, 'knowledge base');
     expect(knowledge).toMatch(
