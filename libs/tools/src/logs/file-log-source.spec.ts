@@ -20,6 +20,10 @@ describe('FileLogSource', () => {
     mkdirSync(join(dir, 'nginx'));
     copyFileSync(join(LOG_FIXTURES, 'combined/access.log'), join(dir, 'nginx', 'access.log'));
     symlinkSync(join(dir, 'nginx', 'access.log'), join(dir, 'access-link.log'));
+    mkdirSync(join(dir, 'rotated'));
+    copyFileSync(join(LOG_FIXTURES, 'combined/access.log'), join(dir, 'rotated', 'edge-2026-12-05.log'));
+    symlinkSync(join(dir, 'rotated', 'edge-2026-12-05.log'), join(dir, 'rotated', 'edge-current'));
+    symlinkSync(join(dir, 'rotated', 'edge-2026-12-05.log'), join(dir, 'edge-latest.log'));
     writeFileSync(join(outside, 'secret.log'), 'x');
     symlinkSync(join(outside, 'secret.log'), join(dir, 'escape.log'));
     writeFileSync(join(dir, 'locked.log'), '2026-12-05 10:15:03.211 [t] ERROR c.X - secret\n');
@@ -56,22 +60,22 @@ describe('FileLogSource', () => {
     });
   });
 
-  it('follows symlinks inside the directory; structured filters and totals by level and service', async () => {
+  it('follows symlinks inside the directory, reading a linked file once; filters and totals by level and service', async () => {
     const raw = await source().search(
       { topic: 'ACCESS', query: '', ...window, filters: { status: '5xx' } },
       signal,
     );
     expect(raw.files?.map((file) => [file.file, file.format])).toEqual([
-      ['access-link.log', 'combined'],
       ['nginx/access.log', 'combined'],
+      ['rotated/edge-2026-12-05.log', 'combined'],
     ]);
     expect(raw.events.map((event) => [event.service, event.level])).toEqual([
-      ['access-link', 'ERROR'],
       ['nginx', 'ERROR'],
+      ['edge', 'ERROR'],
     ]);
     expect(projectLogs(raw, { ...limits, maxEvents: 1 }).result.totals).toEqual({
       by_level: { ERROR: 2, WARN: 0, INFO: 0, DEBUG: 0 },
-      by_service: { 'access-link': 1, nginx: 1 },
+      by_service: { edge: 1, nginx: 1 },
     });
   });
 

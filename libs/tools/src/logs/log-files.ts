@@ -150,14 +150,16 @@ const MAX_DEPTH = 4;
 
 /**
  * Every file under the logs directory (sub-directories to depth 4, symbolic links followed when they
- * stay inside it), sorted, as paths relative to it; compressed files, links leading outside and
+ * stay inside it; a file reached directly and through a link is listed once, under its own name), sorted,
+ * as paths relative to it; compressed files, links leading outside and
  * unreadable directories are named as problems. Names starting with `.` are not logs and not listed.
  */
 export async function listLogFiles(
   directory: string,
 ): Promise<{ files: string[]; problems: LogFileProblem[] }> {
   const root = await realpath(directory);
-  const files: string[] = [];
+  // path in the directory -> the file it is; a file reached both directly and by a link is read once.
+  const found: { rel: string; real: string; link: boolean }[] = [];
   const problems: LogFileProblem[] = [];
   const visited = new Set<string>([root]);
   const walk = async (dir: string, depth: number): Promise<void> => {
@@ -174,6 +176,7 @@ export async function listLogFiles(
       const rel = relative(directory, path).split(sep).join('/');
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
+      let real = path;
       if (entry.isSymbolicLink()) {
         let target: string;
         try {
@@ -186,6 +189,7 @@ export async function listLogFiles(
           problems.push({ file: rel, reason: 'symbolic link leads outside the logs directory; not read' });
           continue;
         }
+        real = target;
         const info = await stat(target);
         if (info.isDirectory() && visited.has(target)) continue;
         if (info.isDirectory()) visited.add(target);
@@ -197,11 +201,22 @@ export async function listLogFiles(
       } else if (isFile) {
         if (COMPRESSED.test(entry.name))
           problems.push({ file: rel, reason: 'compressed; decompress it to have it read' });
-        else files.push(rel);
+        else
+          found.push({
+            rel,
+            real: entry.isSymbolicLink() ? real : await realpath(path),
+            link: entry.isSymbolicLink(),
+          });
       }
     }
   };
   await walk(directory, 0);
+  const chosen = new Map<string, { rel: string; link: boolean }>();
+  for (const file of found) {
+    const kept = chosen.get(file.real);
+    if (!kept || (kept.link && !file.link)) chosen.set(file.real, file);
+  }
+  const files = [...chosen.values()].map((file) => file.rel).sort();
   return { files, problems };
 }
 
@@ -308,7 +323,7 @@ export async function planLogFile(
   } catch (error) {
     return { file, reason: reasonOf(error) };
   }
-  const key = `${path}|${info.size}|${info.mtimeMs}|${config.timeZone}`;
+  const key = `${path}|${info.size}|${info.mtimeMs}|${config.timeZone}|${JSON.stringify(config.rules)}`;
   const cached = planCache.get(key);
   if (cached) return cached;
   const fields = ruleValue(config.rules, file, 'fields');

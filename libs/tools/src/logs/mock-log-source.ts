@@ -139,6 +139,16 @@ interface MockEvent {
   level: LogEvent['level'];
   service: string;
   message: string;
+  /** Access lines' method, path and status, for the same structured filters as the FILE source. */
+  fields?: Record<string, string>;
+}
+
+const REQUEST = /^([A-Z]+) (\/\S*) (\d{3})\b/;
+
+/** The method, path and status an access message starts with (`POST /api/orders/1/pay 504 …`). */
+function requestFields(message: string): Record<string, string> | undefined {
+  const request = REQUEST.exec(message);
+  return request ? { method: request[1], path: request[2], status: request[3] } : undefined;
 }
 
 /** Oldest first (largest offset first); ties keep template order, like a stable sort by timestamp. */
@@ -150,6 +160,7 @@ function buildDataset(): Record<LogTopic, MockEvent[]> {
       level: template.level,
       service: template.service,
       message,
+      ...(template.topic === 'ACCESS' ? { fields: requestFields(message) } : {}),
     });
   for (const template of TEMPLATES) {
     const background = template.perHour * HOURS;
