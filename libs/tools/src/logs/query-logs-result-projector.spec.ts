@@ -230,6 +230,22 @@ describe('MockLogSource', () => {
     },
   );
 
+  it.each([
+    [{ status: '504' }, /^POST \/api\/orders\/\d+\/pay 504 /],
+    [{ status: '2xx', path: '/api/orders/' }, /^POST \/api\/orders\/\d+\/pay 200 /],
+  ])('filters MOCK access lines by %j as the FILE source does', async (filters, line) => {
+    const end = new Date('2026-12-02T12:00:00.000Z');
+    const result = await new MockLogSource().search({
+      topic: 'ACCESS',
+      query: '',
+      startTime: new Date(end.getTime() - 30 * 60_000),
+      endTime: end,
+      filters,
+    });
+    expect(result.events.length).toBeGreaterThan(0);
+    for (const event of result.events) expect(event.message).toMatch(line);
+  });
+
   it('projects the incident more than 5x smaller than the raw response, keeping the exhaustion pattern', async () => {
     const end = new Date('2026-12-02T12:00:00.000Z');
     const result = await new MockLogSource().search({
