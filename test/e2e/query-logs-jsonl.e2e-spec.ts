@@ -21,6 +21,8 @@ writeFileSync(
         msg: `HikariPool-1 - Connection is not available, request timed out after 30000ms (req ${i})`,
       }),
     ),
+    // an unreadable line among the window's records: the released report must say so
+    'not json',
     // outside the replayed 30-minute window
     JSON.stringify({
       '@timestamp': '2026-11-20T09:00:00Z',
@@ -28,7 +30,6 @@ writeFileSync(
       app: 'order-service',
       msg: 'HikariPool-1 - Connection is not available, old',
     }),
-    'not json',
   ].join('\n'),
 );
 
@@ -69,6 +70,7 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
     const content = response.events.find((event) => event.event === 'content')?.data;
     expect(content?.content_type).toBe('DIAGNOSIS_REPORT');
     const payload = content?.payload as {
+      limitations: { missing_info: string[] };
       references: { source_type: string; source: string; scope: string; values: { patterns: unknown[] } }[];
     };
     expect(payload.references).toEqual([
@@ -80,6 +82,9 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
         ),
       }),
     ]);
+    expect(payload.limitations.missing_info).toContainEqual(
+      expect.stringContaining('The cited log searches hold 1 unreadable line in their scope'),
+    );
     expect(payload.references[0].values.patterns).toEqual([
       expect.objectContaining({ count: 12, service: 'order-service', level: 'ERROR' }),
     ]);
