@@ -7,5 +7,6 @@ export { KnowledgeGuard } from './knowledge-guard';
 export type { KnowledgeRefusal } from './knowledge-guard';
 export { checkDraftRelease, findReleaseViolations } from './release-checks';
 export { checkGrounding, groundingDetails } from './grounding-check';
+export { evidenceLimitations, withEvidenceLimitations } from './evidence-limitations';
 export { fallbackReport, releasedDetails, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType } from './release-policy';

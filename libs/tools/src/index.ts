@@ -19,10 +19,17 @@ export type { LogRawResponse, LogTopic } from './logs/log-source.port';
 export { projectLogs } from './logs/query-logs-result-projector';
 export { projectRagResult } from './knowledge/rag-result-projector';
 export { DocumentsService } from './documents/documents.service';
-export { inspectLogFile, inspectLogSource, logFileWarning } from './logs/log-file-inspection';
+export {
+  describeLogFile,
+  inspectLogDirectory,
+  inspectLogFile,
+  logFileWarning,
+  unreadableShare,
+} from './logs/log-file-inspection';
 export type { LogFileReport } from './logs/log-file-inspection';
-export { jsonlFieldsOf, ToolsEnv } from './config/tools.config';
-export { globToRegExp, parseTopicGlobs } from './logs/jsonl-log-source';
+export { logRulesOf, ToolsEnv } from './config/tools.config';
+export { globToRegExp, parseFileRules, parseTopicGlobs } from './logs/log-files';
+export type { LogFileProblem } from './logs/log-files';
 export { logsConfigOf } from './config/tools.config';
 export type { LogsConfig } from './config/tools.config';
 export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';

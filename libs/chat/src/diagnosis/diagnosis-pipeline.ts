@@ -18,6 +18,7 @@ import {
   groundingDetails,
   releasedDetails,
   releaseReport,
+  withEvidenceLimitations,
   SemanticGuard,
   SemanticUnavailableReason,
   VerifiedSnapshot,
@@ -168,9 +169,11 @@ export class DiagnosisPipeline {
     if (ctx.remainingMs() === 0)
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
     observer.status('RELEASING', '正在发布报告 / releasing the report');
+    // Cited results that could not read part of their scope: stated by code, never left to the model.
+    const released = withEvidenceLimitations(draft, snapshot);
     const { report, publishedResult, toolCallIds } = releaseReport(
       query,
-      draft,
+      released,
       snapshot,
       this.config.previousTurn,
     );
