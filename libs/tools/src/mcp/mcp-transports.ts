@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerErrorData, McpTransportFailure, McpTransportFailureKind } from './mcp-failure';
 import { LineReader, requestIdIn } from './mcp-line-reader';
+import { readCapped } from '../http/read-capped';
 
 /** Where a transport says what it refused and could not pin on exactly one call (a logger naming the server). */
 export type TransportLog = (message: string) => void;
@@ -400,27 +401,4 @@ export class BoundedHttpTransport extends BoundedTransport {
     }
     this.onclose?.();
   }
-}
-
-/** Reads a body up to `maxBytes`; beyond it the download is cancelled instead of buffered. */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return null;
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

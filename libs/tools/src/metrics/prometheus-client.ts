@@ -3,6 +3,7 @@ import { ToolFailure } from '@app/harness';
 import { clip, redactText } from '../projection/redaction';
 import type { MetricsDataSourceConfig } from './metrics-tools-config';
 import type { QueryMetricsFailureCode } from './query-metrics.codes';
+import { readCapped } from '../http/read-capped';
 
 export interface MetricsRequest {
   query: string;
@@ -65,29 +66,6 @@ function httpStatusFailure(status: number): ToolFailure<QueryMetricsFailureCode>
   if (status >= 500 && status < 600)
     return fail('METRICS_HTTP_5XX', `The metrics data source failed (HTTP ${status}).`);
   return fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.');
-}
-
-/** Reads the body up to `maxBytes`; beyond it the download is cancelled instead of buffered. */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return null;
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The Prometheus error types as stable Tool ERROR codes; the server's wording only for query errors. */
