@@ -13,7 +13,7 @@ describe('ChatCapacity', () => {
     const second = release(await capacity.acquire('b', signal()));
     const queued = capacity.acquire('c', signal());
     expect(await capacity.acquire('d', signal())).toEqual({ granted: false, reason: 'AT_CAPACITY' });
-    expect(capacity.load).toEqual({ inFlight: 2, queued: 1, keys: 3 });
+    expect(capacity.load).toEqual({ inFlight: 2, queued: 1, keys: 2 });
     first();
     first();
     const third = release(await queued);
@@ -23,15 +23,15 @@ describe('ChatCapacity', () => {
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
-  it('drops a waiter whose client leaves, and gives its key its place back', async () => {
-    const capacity = new ChatCapacity(1, 5, 2);
+  it('drops a waiter whose client leaves, and gives its key its queue place back', async () => {
+    const capacity = new ChatCapacity(1, 5, 1);
     const running = release(await capacity.acquire('a', signal()));
     const client = new AbortController();
     const waiting = capacity.acquire('a', client.signal);
+    expect(await capacity.acquire('a', signal())).toEqual({ granted: false, reason: 'KEY_SHARE_FULL' });
     client.abort();
     expect(await waiting).toEqual({ granted: false, reason: 'AT_CAPACITY' });
     expect(capacity.load.queued).toBe(0);
-    // The key's share is one again: it may queue once more.
     const again = capacity.acquire('a', signal());
     expect(capacity.load.queued).toBe(1);
     running();
@@ -39,31 +39,27 @@ describe('ChatCapacity', () => {
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
-  it('bounds one key to its share of running and queued places: other keys still get in', async () => {
-    const capacity = new ChatCapacity(4, 8, 3);
-    const greedy = [
-      await capacity.acquire('greedy', signal()),
-      await capacity.acquire('greedy', signal()),
-      await capacity.acquire('greedy', signal()),
-    ];
-    expect(greedy.every((admission) => admission.granted)).toBe(true);
+  it('lets a single key use every free slot: fairness never leaves capacity idle', async () => {
+    const capacity = new ChatCapacity(3, 4, 1);
+    const all = await Promise.all([1, 2, 3].map(() => capacity.acquire('only', signal())));
+    expect(all.every((admission) => admission.granted)).toBe(true);
+    for (const admission of all) release(admission)();
+  });
+
+  it('bounds one key to its share of the queue; the others still queue and are served first', async () => {
+    const capacity = new ChatCapacity(2, 6, 2);
+    const greedy = [await capacity.acquire('greedy', signal()), await capacity.acquire('greedy', signal())];
+    const greedyQueued = [capacity.acquire('greedy', signal()), capacity.acquire('greedy', signal())];
     expect(await capacity.acquire('greedy', signal())).toEqual({ granted: false, reason: 'KEY_SHARE_FULL' });
-    const other = release(await capacity.acquire('other', signal()));
-    // Running and queued places count together.
-    const queuedOther = capacity.acquire('other', signal());
-    const queuedOther2 = capacity.acquire('other', signal());
-    expect(await capacity.acquire('other', signal())).toEqual({ granted: false, reason: 'KEY_SHARE_FULL' });
-    expect(capacity.load).toEqual({ inFlight: 4, queued: 2, keys: 2 });
-    // A place given back is the key's again.
+    const other = capacity.acquire('other', signal());
+    expect(capacity.load).toEqual({ inFlight: 2, queued: 3, keys: 1 });
+    // A freed slot goes to the key with the fewest runs in flight, though greedy asked first.
     release(greedy[0])();
-    release(await queuedOther)();
-    const greedyAgain = capacity.acquire('greedy', signal());
-    expect(capacity.load).toEqual({ inFlight: 4, queued: 1, keys: 2 });
-    other();
-    release(await greedyAgain)();
-    release(await queuedOther2)();
+    const otherRelease = release(await other);
+    expect(capacity.load).toEqual({ inFlight: 2, queued: 2, keys: 2 });
+    otherRelease();
     release(greedy[1])();
-    release(greedy[2])();
+    for (const queued of greedyQueued) release(await queued)();
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 });

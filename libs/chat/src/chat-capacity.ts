@@ -1,74 +1,90 @@
 /** The answer to a request for a chat slot. */
 export type Admission =
   | { granted: true; release: () => void }
-  /** AT_CAPACITY: every slot and queue place is taken; KEY_SHARE_FULL: this key holds its whole share. */
+  /** AT_CAPACITY: every slot and queue place is taken; KEY_SHARE_FULL: this key holds its share of the queue. */
   | { granted: false; reason: 'AT_CAPACITY' | 'KEY_SHARE_FULL' };
 
+interface Waiter {
+  key: string;
+  grant: () => void;
+}
+
 /**
- * Bounded concurrency for chat runs: `maxInFlight` at once, up to `maxQueue` waiting in order, and an
- * immediate refusal beyond that. One API key holds at most `maxPerKey` of the running and queued places
- * together, so a single caller cannot take the whole service and starve every other key. A waiter whose
- * client leaves gives its place up.
+ * Bounded concurrency for chat runs: `maxInFlight` at once, up to `maxQueue` waiting, and an immediate
+ * refusal beyond that. Fair between API keys without wasting capacity: a free slot goes to whoever asks
+ * (a single-key deployment can use every slot), but one key holds at most `maxQueuedPerKey` queue places,
+ * and a slot that frees goes to the waiter whose key has the fewest runs in flight (first come among
+ * equals), so a key flooding the service cannot starve the others. A waiter whose client leaves gives its
+ * place up.
  */
 export class ChatCapacity {
+  private readonly waiting: Waiter[] = [];
+  /** Runs in flight per key; a key with none is not kept. */
+  private readonly running = new Map<string, number>();
   private inFlight = 0;
-  private readonly waiting: (() => void)[] = [];
-  /** Running + queued places per key; a key with none is not kept. */
-  private readonly perKey = new Map<string, number>();
 
   constructor(
     private readonly maxInFlight: number,
     private readonly maxQueue: number,
-    private readonly maxPerKey: number = maxInFlight + maxQueue,
+    private readonly maxQueuedPerKey: number = maxQueue,
   ) {}
 
   /** Resolves with a release function once a slot is free, or a refusal at once. */
   acquire(key: string, signal: AbortSignal): Promise<Admission> {
-    const held = this.perKey.get(key) ?? 0;
-    if (held >= this.maxPerKey) return Promise.resolve({ granted: false, reason: 'KEY_SHARE_FULL' });
-    if (this.inFlight < this.maxInFlight) {
-      this.inFlight += 1;
-      this.perKey.set(key, held + 1);
-      return Promise.resolve({ granted: true, release: this.releaser(key) });
-    }
+    if (this.inFlight < this.maxInFlight) return Promise.resolve(this.admit(key));
     if (this.waiting.length >= this.maxQueue)
       return Promise.resolve({ granted: false, reason: 'AT_CAPACITY' });
-    this.perKey.set(key, held + 1);
+    if (this.waiting.filter((waiter) => waiter.key === key).length >= this.maxQueuedPerKey) {
+      return Promise.resolve({ granted: false, reason: 'KEY_SHARE_FULL' });
+    }
     return new Promise((resolve) => {
-      const grant = () => {
-        signal.removeEventListener('abort', leave);
-        this.inFlight += 1;
-        resolve({ granted: true, release: this.releaser(key) });
+      const waiter: Waiter = {
+        key,
+        grant: () => {
+          signal.removeEventListener('abort', leave);
+          resolve(this.admit(key));
+        },
       };
       const leave = () => {
-        const index = this.waiting.indexOf(grant);
+        const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
-        this.giveBack(key);
         resolve({ granted: false, reason: 'AT_CAPACITY' });
       };
-      this.waiting.push(grant);
+      this.waiting.push(waiter);
       signal.addEventListener('abort', leave, { once: true });
     });
   }
 
   get load(): { inFlight: number; queued: number; keys: number } {
-    return { inFlight: this.inFlight, queued: this.waiting.length, keys: this.perKey.size };
+    return { inFlight: this.inFlight, queued: this.waiting.length, keys: this.running.size };
   }
 
-  private giveBack(key: string): void {
-    const held = (this.perKey.get(key) ?? 1) - 1;
-    if (held <= 0) this.perKey.delete(key);
-    else this.perKey.set(key, held);
-  }
-
-  private releaser(key: string): () => void {
+  private admit(key: string): Admission {
+    this.inFlight += 1;
+    this.running.set(key, (this.running.get(key) ?? 0) + 1);
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.inFlight -= 1;
-      this.giveBack(key);
-      this.waiting.shift()?.();
+    return {
+      granted: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inFlight -= 1;
+        const left = (this.running.get(key) ?? 1) - 1;
+        if (left <= 0) this.running.delete(key);
+        else this.running.set(key, left);
+        this.next()?.grant();
+      },
     };
+  }
+
+  /** The waiter to grant a freed slot to: the first of those whose key has the fewest runs in flight. */
+  private next(): Waiter | undefined {
+    let chosen = -1;
+    let fewest = Infinity;
+    for (const [index, waiter] of this.waiting.entries()) {
+      const inFlight = this.running.get(waiter.key) ?? 0;
+      if (inFlight < fewest) [chosen, fewest] = [index, inFlight];
+    }
+    return chosen < 0 ? undefined : this.waiting.splice(chosen, 1)[0];
   }
 }

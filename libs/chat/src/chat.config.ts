@@ -7,10 +7,11 @@ export class ChatEnv {
   @IsInt() @Min(1) @Max(10_000) CHAT_MAX_IN_FLIGHT: number = 32;
   @IsInt() @Min(0) @Max(100_000) CHAT_MAX_QUEUE: number = 64;
   /**
-   * The most running + queued places one API key may hold; its next request gets 429. Unset: a quarter of
-   * CHAT_MAX_IN_FLIGHT + CHAT_MAX_QUEUE (at least 1), so one caller can never take the whole service.
+   * The most queue places one API key may hold while every slot is busy; its next request gets 429. Free
+   * slots go to any key, and a freed slot to the waiting key with the fewest runs in flight. Unset: half
+   * of CHAT_MAX_QUEUE (at least 1); a single-key deployment that wants the whole queue sets it equal.
    */
-  @IsOptional() @IsInt() @Min(1) @Max(110_000) CHAT_MAX_PER_KEY?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(100_000) CHAT_MAX_QUEUED_PER_KEY?: number;
   @IsInt() @Min(1) @Max(3600) CHAT_RETRY_AFTER_SECONDS: number = 5;
   /** SSE comment lines that keep proxies from closing an idle stream. */
   @IsInt() @Min(1000) @Max(120_000) CHAT_HEARTBEAT_MS: number = 15_000;
@@ -18,17 +19,16 @@ export class ChatEnv {
 
 export const chatConfig = registerAs('chat', () => {
   const env = validateEnv(ChatEnv);
-  const places = env.CHAT_MAX_IN_FLIGHT + env.CHAT_MAX_QUEUE;
-  const maxPerKey = env.CHAT_MAX_PER_KEY ?? Math.max(1, Math.ceil(places / 4));
-  if (maxPerKey > places) {
+  const maxQueuedPerKey = env.CHAT_MAX_QUEUED_PER_KEY ?? Math.max(1, Math.ceil(env.CHAT_MAX_QUEUE / 2));
+  if (env.CHAT_MAX_QUEUED_PER_KEY !== undefined && maxQueuedPerKey > env.CHAT_MAX_QUEUE) {
     throw new ConfigValidationError([
-      `CHAT_MAX_PER_KEY (${maxPerKey}) must be at most CHAT_MAX_IN_FLIGHT + CHAT_MAX_QUEUE (${places})`,
+      `CHAT_MAX_QUEUED_PER_KEY (${maxQueuedPerKey}) must be at most CHAT_MAX_QUEUE (${env.CHAT_MAX_QUEUE})`,
     ]);
   }
   return {
     maxInFlight: env.CHAT_MAX_IN_FLIGHT,
     maxQueue: env.CHAT_MAX_QUEUE,
-    maxPerKey,
+    maxQueuedPerKey,
     retryAfterSeconds: env.CHAT_RETRY_AFTER_SECONDS,
     heartbeatMs: env.CHAT_HEARTBEAT_MS,
   };

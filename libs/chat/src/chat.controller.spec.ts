@@ -62,7 +62,7 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const CONFIG = { maxInFlight: 1, maxQueue: 0, maxPerKey: 1, retryAfterSeconds: 7, heartbeatMs: 60_000 };
+const CONFIG = { maxInFlight: 1, maxQueue: 0, maxQueuedPerKey: 1, retryAfterSeconds: 7, heartbeatMs: 60_000 };
 const CALLER = { keyDigest: 'a'.repeat(64), scopes: ['chat'] };
 
 function controllerFor(roles: Record<string, StubReply[]>, capacity = new ChatCapacity(1, 0)) {
@@ -145,19 +145,24 @@ describe('ChatController', () => {
     if (hold.granted) hold.release();
   });
 
-  it('a key that holds its whole share: 429 with Retry-After naming the setting; other keys are not affected', async () => {
-    const capacity = new ChatCapacity(2, 0, 1);
-    const hold = await capacity.acquire(CALLER.keyDigest, new AbortController().signal);
+  it('a busy service and a key that holds its share of the queue: 429 naming the setting; other keys still queue', async () => {
+    const capacity = new ChatCapacity(1, 2, 1);
+    const running = await capacity.acquire('b'.repeat(64), new AbortController().signal);
+    const queued = capacity.acquire(CALLER.keyDigest, new AbortController().signal);
     const { controller, kit } = controllerFor({}, capacity);
     const res = await post(controller, { query: 'q' });
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBe('7');
-    expect(res.jsonBody).toMatchObject({ message: expect.stringContaining('CHAT_MAX_PER_KEY') });
+    expect(res.jsonBody).toMatchObject({ message: expect.stringContaining('CHAT_MAX_QUEUED_PER_KEY') });
     expect(kit.runs.started).toHaveLength(0);
-    expect(await capacity.acquire('b'.repeat(64), new AbortController().signal)).toMatchObject({
-      granted: true,
-    });
-    if (hold.granted) hold.release();
+    const other = capacity.acquire('c'.repeat(64), new AbortController().signal);
+    expect(capacity.load.queued).toBe(2);
+    if (running.granted) running.release();
+    const first = await queued;
+    if (first.granted) first.release();
+    const second = await other;
+    if (second.granted) second.release();
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
   it('a client that disconnects cancels the run; nothing follows what was already sent', async () => {

@@ -71,7 +71,7 @@ export class ChatController {
     status: 429,
     type: ApiErrorDto,
     description:
-      'Rate limited, or this API key already holds its share of running and queued runs (CHAT_MAX_PER_KEY); see Retry-After',
+      'Rate limited, or the service is busy and this API key already holds its share of the queue (CHAT_MAX_QUEUED_PER_KEY); see Retry-After',
   })
   @ApiResponse({
     status: 503,
@@ -95,7 +95,7 @@ export class ChatController {
           .json({
             statusCode: 429,
             error: 'Too Many Requests',
-            message: `This API key already has ${this.config.maxPerKey} chat runs running or queued (CHAT_MAX_PER_KEY); retry when one has ended.`,
+            message: `The service is busy and this API key already holds ${this.config.maxQueuedPerKey} queued chat runs (CHAT_MAX_QUEUED_PER_KEY); retry when one has started.`,
           });
       } else {
         res.status(503).set('Retry-After', retryAfter).json({

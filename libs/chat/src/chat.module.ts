@@ -28,7 +28,7 @@ import { IntentRouter } from './routing/intent-router';
       provide: ChatCapacity,
       inject: [chatConfig.KEY],
       useFactory: (config: ChatConfig) =>
-        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxPerKey),
+        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey),
     },
     ChatApplicationUseCase,
     IntentRouter,
