@@ -26,6 +26,11 @@ import { DocumentContentDto, DocumentDto, SimpleUploadDto, UploadDocumentDto } f
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
+/**
+ * Browsers send a non-ASCII file name as raw UTF-8 bytes in `filename="…"`; busboy reads such bytes as
+ * latin1 unless told otherwise, which turned every Chinese name into mojibake and then underscores.
+ */
+const UPLOAD_OPTIONS = { defParamCharset: 'utf8' };
 
 @ApiTags('documents')
 @Controller('api')
@@ -34,7 +39,7 @@ export class DocumentsController {
 
   @Post('documents/upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(FileInterceptor('file', UPLOAD_OPTIONS))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -69,7 +74,7 @@ export class DocumentsController {
 
   @Post('upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(FileInterceptor('file', UPLOAD_OPTIONS))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
