@@ -26,11 +26,6 @@ import { DocumentContentDto, DocumentDto, SimpleUploadDto, UploadDocumentDto } f
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
-/**
- * Browsers send a non-ASCII file name as raw UTF-8 bytes in `filename="…"`; busboy reads such bytes as
- * latin1 unless told otherwise, which turned every Chinese name into mojibake and then underscores.
- */
-const UPLOAD_OPTIONS = { defParamCharset: 'utf8' };
 
 @ApiTags('documents')
 @Controller('api')
@@ -39,7 +34,7 @@ export class DocumentsController {
 
   @Post('documents/upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file', UPLOAD_OPTIONS))
+  @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -74,7 +69,7 @@ export class DocumentsController {
 
   @Post('upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file', UPLOAD_OPTIONS))
+  @UseInterceptors(FileInterceptor('file'))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
