@@ -249,6 +249,22 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     });
   });
 
+  it('keeps a Chinese file name as sent (raw UTF-8 in filename=, as browsers send it) through the list', async () => {
+    const name = '支付超时 排查手册-v2.md';
+    const response = await upload(first.baseUrl, '/api/upload', { name, content: '# 支付超时\n先看连接池' });
+    expect(response.status).toBe(201);
+    expect(response.body.file_name).toBe(name);
+    expect(response.body.title).toBe('支付超时 排查手册-v2');
+    const id = String(response.body.document_id);
+    const listed = (await (await chatFetch(`${second.baseUrl}/api/documents/status/INDEXED`)).json()) as {
+      document_id: string;
+      file_name: string;
+    }[];
+    expect(listed.find((document) => document.document_id === id)?.file_name).toBe(name);
+    expect(readdirSync(documentsDir)).toContain(`${id}.md`);
+    await adminFetch(`${first.baseUrl}/api/documents/${id}`, { method: 'DELETE' });
+  });
+
   it('deletes a document: gone from MySQL, disk and both instances’ indexes at once', async () => {
     expect((await adminFetch(`${second.baseUrl}/api/documents/${ids.zh}`, { method: 'DELETE' })).status).toBe(
       204,

@@ -13,6 +13,7 @@ const OWNER = TEST_KEYS.sessionOwner;
 /** A trace_reader key that did not create the session. */
 const READER = TEST_KEYS.traceReader;
 const AUDITOR = TEST_KEYS.auditor;
+const AUDITOR_ONLY = TEST_KEYS.auditorOnly;
 const CHAT_ONLY = TEST_KEYS.chat;
 
 describe('trace and reasoning-audit APIs', () => {
@@ -245,6 +246,24 @@ describe('trace and reasoning-audit APIs', () => {
     const response = await get(`/api/diagnosis/${sessionId}/trace?runId=${runId}`, AUDITOR);
     expect(response.status).toBe(200);
     expect(JSON.parse(response.text)).toMatchObject({ run: { run_id: runId } });
+  });
+
+  it.each([
+    [
+      'one run’s trace',
+      (session: string, run: string) => `/api/diagnosis/${session}/trace?runId=${run}`,
+      200,
+    ],
+    ['the session’s runs', (session: string) => `/api/diagnosis/${session}/trace`, 200],
+    [
+      'the reasoning audit',
+      (session: string, run: string) => `/api/diagnosis/${session}/trace/reasoning?runId=${run}`,
+      200,
+    ],
+    // The list holds the calling key's own sessions; an auditor-only key creates none.
+    ['the session list', () => '/api/diagnosis/sessions', 403],
+  ])('answers an auditor-only key (no trace_reader) for %s with %s', async (_name, path, status) => {
+    expect((await get(path(sessionId, runId), AUDITOR_ONLY)).status).toBe(status);
   });
 
   it('lists the calling key’s own sessions, last activity first, paginated by cursor', async () => {

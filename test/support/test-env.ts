@@ -30,6 +30,8 @@ export const TEST_KEYS = {
   chat: 'e2e-chat-only-key-00001',
   traceReader: 'e2e-trace-reader-key-0001',
   auditor: 'e2e-auditor-key-000001',
+  /** auditor alone, without trace_reader: reads every session's trace and the reasoning audit. */
+  auditorOnly: 'e2e-auditor-only-key-0001',
   knowledgeAdmin: 'e2e-knowledge-admin-key-01',
   /** chat and trace_reader, used by test/trace-api only: its session list holds only that file's sessions. */
   sessionOwner: 'e2e-session-owner-key-001',

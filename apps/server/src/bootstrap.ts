@@ -8,6 +8,7 @@ import { AppModule } from './app.module';
 import { appConfig } from './config/app.config';
 import { validateConfiguration } from './config/configuration';
 import { ConnectionDrain } from './http/connection-drain';
+import { addGlobalAnswers } from './http/openapi-global-answers';
 import { assertWebUiBuilt } from './web/web-ui.module';
 
 /** Builds the fully configured application; used by main.ts and by the e2e tests alike. */
@@ -23,21 +24,25 @@ export async function createApp(): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.use(app.get(ConnectionDrain).middleware);
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('SuperBiz Diagnosis Agent')
-      .setDescription('Traceable fault diagnosis: chat (SSE), trace and reasoning audit, knowledge documents')
-      .setVersion('0.1.0')
-      .addApiKey(
-        { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from API_KEYS' },
-        API_KEY_SCHEME,
-      )
-      .addBearerAuth(
-        { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token' },
-        BEARER_SCHEME,
-      )
-      .build(),
+  const document = addGlobalAnswers(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('SuperBiz Diagnosis Agent')
+        .setDescription(
+          'Traceable fault diagnosis: chat (SSE), trace and reasoning audit, knowledge documents',
+        )
+        .setVersion('0.1.0')
+        .addApiKey(
+          { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from API_KEYS' },
+          API_KEY_SCHEME,
+        )
+        .addBearerAuth(
+          { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token' },
+          BEARER_SCHEME,
+        )
+        .build(),
+    ),
   );
   SwaggerModule.setup('api/docs', app, document);
   return app;

@@ -13,4 +13,7 @@ export class ApiErrorDto {
 
   @ApiPropertyOptional({ example: 'Bad Request' })
   error?: string;
+
+  @ApiPropertyOptional({ example: 30, description: 'On a rate-limit 429: seconds until a retry may pass' })
+  retry_after_s?: number;
 }

@@ -23,7 +23,7 @@ import type { Request } from 'express';
 import { ApiRole, authConfig, AuthConfig } from './auth.config';
 import { ApiErrorDto } from './api-error.dto';
 
-const REQUIRED_ROLE = 'superbiz:required-role';
+const REQUIRED_ROLES = 'superbiz:required-roles';
 const CALLER = Symbol('superbiz:api-caller');
 
 /** The OpenAPI security schemes of the API key (the Authorize button of /api/docs): header or bearer. */
@@ -43,7 +43,7 @@ const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest(
 
 /**
  * The one API-key guard, registered globally; a route needs a key only when it carries
- * `@RequireApiKey(role)`. 401 without a valid key, 403 with a key that lacks the role, 400 for a key
+ * `@RequireApiKey(...roles)`. 401 without a valid key, 403 with a key that has none of the roles, 400 for a key
  * in the query string (on every route). Keys are compared as SHA-256 digests in constant time, every
  * configured key each time, and are never logged.
  */
@@ -66,11 +66,11 @@ export class ApiKeyGuard implements CanActivate {
         'API keys are not accepted in the URL; send the x-api-key header or Authorization: Bearer.',
       );
     }
-    const role = this.reflector.getAllAndOverride<ApiRole | undefined>(REQUIRED_ROLE, [
+    const required = this.reflector.getAllAndOverride<readonly ApiRole[] | undefined>(REQUIRED_ROLES, [
       context.getHandler(),
       context.getClass(),
     ]);
-    if (!role) return true;
+    if (!required) return true;
     const header = request.headers['x-api-key'];
     const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const presented = (typeof header === 'string' ? header : undefined) ?? bearer;
@@ -82,20 +82,27 @@ export class ApiKeyGuard implements CanActivate {
       if (timingSafeEqual(key.digest, candidate)) roles = key.roles;
     }
     if (!roles) throw new UnauthorizedException('The API key is not valid.');
-    if (!roles.includes(role)) throw new ForbiddenException(`This API key lacks the ${role} role.`);
+    if (!required.some((role) => roles!.includes(role)))
+      throw new ForbiddenException(`This API key lacks the ${required.join(' or ')} role.`);
     request[CALLER] = { keyDigest: candidate.toString('hex'), roles };
     return true;
   }
 }
 
-/** A controller or route that needs an API key with `role`: the role and its OpenAPI security and errors. */
-export function RequireApiKey(role: ApiRole): ClassDecorator & MethodDecorator {
+/**
+ * A controller or route that needs an API key with at least one of `roles`: the roles and its OpenAPI
+ * security and errors.
+ */
+export function RequireApiKey(...roles: [ApiRole, ...ApiRole[]]): ClassDecorator & MethodDecorator {
   return applyDecorators(
-    SetMetadata(REQUIRED_ROLE, role),
+    SetMetadata(REQUIRED_ROLES, roles),
     ApiSecurity(API_KEY_SCHEME),
     ApiBearerAuth(BEARER_SCHEME),
     ApiUnauthorizedResponse({ type: ApiErrorDto, description: 'No API key, or not a valid one' }),
-    ApiForbiddenResponse({ type: ApiErrorDto, description: `The API key lacks the ${role} role` }),
+    ApiForbiddenResponse({
+      type: ApiErrorDto,
+      description: `The API key lacks the ${roles.join(' or ')} role`,
+    }),
     ApiTooManyRequestsResponse({
       type: ApiErrorDto,
       description: 'Rate limit (THROTTLE_LIMIT per THROTTLE_TTL_MS)',

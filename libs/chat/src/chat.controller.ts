@@ -1,5 +1,5 @@
 import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
 import { describeDatabaseError } from '@app/trace';
@@ -43,7 +43,7 @@ export class ChatController {
       'Ask a question or report a fault; answers as server-sent events: metadata, status*, content|failure, done',
   })
   @ApiBody({ type: ChatRequestDto })
-  @ApiProduces('text/event-stream')
+  // No @ApiProduces: it would move every error answer below to text/event-stream; they are JSON.
   @ApiResponse({
     status: 200,
     description:

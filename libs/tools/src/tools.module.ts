@@ -64,6 +64,9 @@ async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
       inject: [toolsConfig.KEY],
       // Bounds busboy before anything is buffered: one file, the few documented fields, short values.
       useFactory: (config: ToolsConfig) => ({
+        // Browsers send a non-ASCII file name as raw UTF-8 in `filename="…"`; busboy's default reads
+        // those bytes as latin1, which turned Chinese names into mojibake and then underscores.
+        defParamCharset: 'utf8',
         limits: {
           fileSize: config.documents.maxBytes,
           files: 1,

@@ -143,9 +143,20 @@ function decodeText(buffer: Buffer): string {
 }
 
 /** Keeps only a display name: no directories, no control or path characters. */
-function safeFileName(original: string): string {
-  const name = basename(original.replace(/\\/g, '/'))
-    .replace(/[^\w.\- \u4e00-\u9fff]/g, '_')
-    .slice(-200);
+/**
+ * What of a file name is kept: letters, combining marks and digits of any script, and `. _ - space`.
+ * Everything else (path separators, control characters, bidi overrides, zero-width and other format
+ * characters, the U+FFFD of undecodable bytes) becomes `_`.
+ */
+const UNSAFE_FILE_NAME_CHARACTER = /[^\p{L}\p{M}\p{N}._\- ]/gu;
+const MAX_FILE_NAME_CODE_POINTS = 200;
+
+/** The stored display name of an upload: its last path segment, allowlisted, cut by code points from the end (the extension stays). */
+export function safeFileName(original: string): string {
+  const cleaned = basename(original.normalize('NFC').replace(/\\/g, '/')).replace(
+    UNSAFE_FILE_NAME_CHARACTER,
+    '_',
+  );
+  const name = [...cleaned].slice(-MAX_FILE_NAME_CODE_POINTS).join('');
   return name || 'document.txt';
 }

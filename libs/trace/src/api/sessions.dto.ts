@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { SessionList, SessionSummary } from '@app/contracts';
 import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
+import { nullableEnum } from './trace.dto';
 
 /** `limit` (1–100, default 20) of a paginated list. */
 export class LimitQueryDto {
@@ -54,10 +55,8 @@ export class SessionSummaryDto implements SessionSummary {
   @ApiProperty({ description: 'Runs that have ended (a run in flight counts when it ends)' })
   run_count!: number;
   @ApiProperty({
-    nullable: true,
-    type: String,
-    enum: RUN_STATUSES.filter((status) => status !== 'RUNNING'),
-    description: 'Terminal status of the newest ended run',
+    ...nullableEnum(RUN_STATUSES.filter((status) => status !== 'RUNNING')),
+    description: 'Terminal status of the newest ended run; null before the first run ends',
   })
   last_outcome!: string | null;
   @ApiProperty({

@@ -45,7 +45,7 @@ function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
 }
 
 /**
- * Trace (trace_reader) and reasoning audit (auditor) of a session's runs. The trace is bounded metadata
+ * Trace (trace_reader, or auditor for any session) and reasoning audit (auditor) of a session's runs. The trace is bounded metadata
  * only — no reasoning or assistant text, raw tool payloads, SQL or log bodies; those stay in the
  * restricted audit endpoint and in Redis. A run of another session is reported as not found, and so is
  * a session of another API key unless the caller is also an auditor.
@@ -64,7 +64,9 @@ export class TraceController {
   ) {}
 
   @Get()
-  @RequireApiKey('trace_reader')
+  // An auditor reads every session's trace (docs/architecture.md, README "Access control"), with or
+  // without trace_reader.
+  @RequireApiKey('trace_reader', 'auditor')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
   @ApiOkResponse({
     description: 'With runId: RunTraceDto; without: SessionRunsDto',

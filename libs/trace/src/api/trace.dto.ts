@@ -24,6 +24,23 @@ const SCALAR_MAP: ApiPropertyOptions = {
   nullable: true,
   additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
 };
+/** Timeline details: a scalar map whose values may be null too (e.g. a budget limit not reached). */
+const NULLABLE_SCALAR_MAP: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: {
+    oneOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }],
+  },
+};
+/**
+ * A nullable enum lists null among its values: in OpenAPI 3.0 `nullable` does not widen `enum`, so a
+ * validator would refuse the null the service sends.
+ */
+export const nullableEnum = (values: readonly string[]): ApiPropertyOptions => ({
+  type: String,
+  nullable: true,
+  enum: [...values, null],
+});
 
 export class BudgetTotalsDto implements BudgetTotals {
   @ApiProperty() model_calls!: number;
@@ -38,9 +55,9 @@ export class BudgetTotalsDto implements BudgetTotals {
 export class RunSummaryDto implements RunSummary {
   @ApiProperty() run_id!: string;
   @ApiProperty() query!: string;
-  @ApiProperty({ enum: INTENTS, nullable: true }) intent!: string | null;
+  @ApiProperty(nullableEnum(INTENTS)) intent!: string | null;
   @ApiProperty({ enum: RUN_STATUSES }) status!: string;
-  @ApiProperty({ enum: RUN_STATUSES, nullable: true }) release_outcome!: string | null;
+  @ApiProperty(nullableEnum(RUN_STATUSES)) release_outcome!: string | null;
   @ApiProperty(NULLABLE_STRING) conclusion!: string | null;
   @ApiProperty(NULLABLE_STRING) fallback_reason!: string | null;
   @ApiProperty(NULLABLE_STRING) error_code!: string | null;
@@ -89,7 +106,7 @@ export class ToolInvocationDto implements ToolInvocationView {
 export class TimelineEventDto implements TimelineEvent {
   @ApiProperty({ enum: TIMELINE_PHASES }) phase!: string;
   @ApiProperty({ enum: [...new Set(Object.values(TIMELINE_EVENTS).flat())] }) event_type!: string;
-  @ApiProperty(SCALAR_MAP) details!: Record<string, string | number | boolean | null> | null;
+  @ApiProperty(NULLABLE_SCALAR_MAP) details!: Record<string, string | number | boolean | null> | null;
   @ApiProperty(DATE_TIME) at!: string;
 }
 
