@@ -22,7 +22,8 @@ const HEARTBEAT = ': heartbeat\n\n';
 
 /**
  * POST /api/chat, the only chat endpoint: a validated body (400 before any stream), bounded concurrency
- * (503 + Retry-After before any stream; 429 when the calling key holds its whole share), then named SSE events with heartbeat comments. A client that
+ * (503 + Retry-After before any stream; 429 when the service is busy and the calling key holds its share
+ * of the queue), then named SSE events with heartbeat comments. A client that
  * disconnects aborts the run; nothing more is written to it.
  */
 @ApiTags('chat')
