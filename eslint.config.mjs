@@ -36,6 +36,8 @@ export default tseslint.config(
       'bench/results/**',
       '*.js',
       '*.mjs',
+      // Plain-JS test servers started as their own processes without a build (outside the TS project).
+      'test/support/**/*.mjs',
       // Deliberately broken files that test/support/lint-gate.spec.ts lints on purpose.
       'test/fixtures/lint-gate/**',
     ],
