@@ -14,6 +14,9 @@ describe('redactText', () => {
     ['id 11010519491231002X', 'id [REDACTED_ID]'],
     ['call 13812345678 now', 'call [REDACTED_PHONE] now'],
     ['card 4111 1111 1111 1111 declined', 'card [REDACTED_NUMBER] declined'],
+    ['card=4111-1111-1111-1111;', 'card=[REDACTED_NUMBER];'],
+    ['pan 5500005555555559 refused', 'pan [REDACTED_NUMBER] refused'],
+    ['phone +86 13812345678', 'phone [REDACTED_PHONE]'],
   ])('redacts %s', (input, output) => {
     expect(redactText(input)).toBe(output);
   });
@@ -23,6 +26,13 @@ describe('redactText', () => {
     'order order-123 payment ERR_TIMEOUT after 3005 ms',
     'GET /api/orders/123 500 in 12ms',
     '2026-12-02T10:30:00Z pool active=50 idle=0 waiting=23',
+    // Identifiers are not card numbers, whatever their digits.
+    'order ORD-20261205-004217 timed out',
+    'order ORD-4111111111111111 timed out',
+    'trace 4111111111111112 ok', // not Luhn-valid
+    'batch 2026120500421712 done', // 16 digits, not Luhn-valid
+    'id 110105194912310021', // 18 digits with a wrong check character
+    'request req_13812345678 failed',
   ])('keeps ordinary operational text: %s', (line) => {
     expect(redactText(line)).toBe(line);
   });
@@ -40,11 +50,32 @@ describe('isSensitiveField', () => {
     'id_card',
     'card_number',
     'cvv',
+    'auth_token',
+    'authToken',
+    'userPhone',
+    'APIKey',
+    'e-mail',
+    'contact.email',
+    'session_id',
+    'bank_account_no',
   ])('flags %s', (name) => expect(isSensitiveField(name)).toBe(true));
-  it.each(['order_id', 'payment_status', 'amount', 'channel', 'latency_ms', 'created_at'])(
-    'keeps %s',
-    (name) => expect(isSensitiveField(name)).toBe(false),
-  );
+  it.each([
+    'order_id',
+    'payment_status',
+    'amount',
+    'channel',
+    'latency_ms',
+    'created_at',
+    // Whole words only: a sensitive word inside another word is not that word.
+    'authorized_at',
+    'author_note',
+    'hotel_id',
+    'telemetry_count',
+    'tokenizer_version',
+    'phonetic_name',
+    'emailed_at',
+    'passporter',
+  ])('keeps %s', (name) => expect(isSensitiveField(name)).toBe(false));
 });
 
 describe('clip', () => {
