@@ -86,14 +86,15 @@ describe('provider errors are visible and final', () => {
     stub.load({ api_key: 'sk-the-right-key-000000', roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] } });
     let events: SseEvent[] = [];
     const lines = await warnLines(async () => (events = (await ask()).events));
-    expect(events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(events[2].data).toMatchObject({ code: 'MODEL_AUTH_FAILED' });
+    expect(String(events[2].data.message)).not.toMatch(/try again/i);
     expect(stub.requestsFor('intent-router')).toHaveLength(1);
     const failed = lines.filter((line) => line.role === 'intent-router');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({
       runId: runIdOf(events),
       http_status: 401,
-      error_code: 'MODEL_HTTP_401',
+      error_code: 'MODEL_AUTH_FAILED',
       provider_error_type: 'invalid_request_error',
       provider_error_code: 'invalid_api_key',
     });
@@ -184,7 +185,7 @@ describe('Retry-After on the one retry of the router and SemanticGuard', () => {
     });
     const started = Date.now();
     const response = await ask();
-    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(response.events[2].data).toMatchObject({ code: 'MODEL_RATE_LIMITED' });
     expect(stub.requestsFor('intent-router')).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(60_000);
   });

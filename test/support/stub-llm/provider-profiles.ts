@@ -220,7 +220,7 @@ export interface ReplyShape {
   reasoning_content?: string;
   /** vLLM ≥ 0.9's name for the same thing. */
   reasoning?: string;
-  tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_calls: { id?: string; type: 'function'; function: { name: string; arguments: string } }[];
   finish_reason: string;
   completion_tokens: number;
 }

@@ -10,6 +10,7 @@ import {
   wrapOpenAIClientError,
 } from '@langchain/openai';
 import type { LlmConfig } from '../config/llm.config';
+import { ProviderBodyError } from './provider-errors';
 
 export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
   /** The call's output bound, sent as `max_tokens` (or `max_completion_tokens` where the library uses it). */
@@ -146,12 +147,45 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
     // ever make the one attempt, at a cost on every call. Errors are wrapped as the library wraps them,
     // so failure classification is unchanged. `_getClientOptions` also creates the client on first use.
     const clientOptions = this._getClientOptions({ ...sdkOptions, maxRetries: 0 });
-    return this.client.chat.completions
-      .create(augmented, clientOptions)
-      .then(withReasoningField, (error: unknown) => {
+    keepErrorBodies(this.client);
+    return this.client.chat.completions.create(augmented, clientOptions).then(
+      (completion) => withReasoningField(completionOrBodyError(completion)),
+      (error: unknown) => {
         throw wrapOpenAIClientError(error);
-      });
+      },
+    );
   }
+}
+
+const KEEPS_BODIES = new WeakSet<object>();
+type StatusErrorFactory = (
+  status: number,
+  body: object | undefined,
+  message: string | undefined,
+  headers: Headers,
+) => Error;
+
+/**
+ * The SDK keeps only a body's `error` member on its APIError, so a body in another shape (vLLM's
+ * top-level `message`, Gemini's JSON array) reaches the classifier as "no body". Each client's status
+ * errors get the whole parsed body as `providerBody` (provider-errors.ts reads it), once per client.
+ */
+function keepErrorBodies(client: OpenAIClient): void {
+  if (KEEPS_BODIES.has(client)) return;
+  KEEPS_BODIES.add(client);
+  // `makeStatusError` is the SDK's protected factory for every non-2xx answer.
+  const target = client as unknown as { makeStatusError: StatusErrorFactory };
+  const original = target.makeStatusError.bind(client);
+  target.makeStatusError = (status, body, message, headers) =>
+    Object.assign(original(status, body, message, headers), { providerBody: body ?? message });
+}
+
+/** A 200 whose body is not a completion: an error body (gateways) or something else, never a TypeError. */
+export function completionOrBodyError(
+  completion: OpenAIClient.Chat.Completions.ChatCompletion,
+): OpenAIClient.Chat.Completions.ChatCompletion {
+  if (Array.isArray((completion as { choices?: unknown }).choices)) return completion;
+  throw new ProviderBodyError(completion);
 }
 
 /**
