@@ -11,6 +11,7 @@ import {
   checkDraftRelease,
   checkGrounding,
   DiagnosisReport,
+  Draft,
   EvidenceGuard,
   Fallback,
   fallbackReport,
@@ -34,6 +35,8 @@ type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
 export type DiagnosisFallbackReason =
   | 'EVIDENCE_VALIDATION_FAILED'
   | 'EVIDENCE_STORE_UNAVAILABLE'
+  | 'DRAFT_UNREADABLE'
+  | 'DRAFT_EMPTY'
   | `REPAIR_${GuardFailureCode}`
   | 'RELEASE_CHECK_FAILED'
   | 'GROUNDING_CHECK_FAILED'
@@ -66,6 +69,11 @@ function guardFailureCode(error: unknown): GuardFailureCode | null {
     case 'UNKNOWN':
       return null;
   }
+}
+
+/** No conclusion and no cited tool call anywhere: nothing a reader could act on or check. */
+export function isEmptyDraft(draft: Draft): boolean {
+  return draft.conclusion === null && draft.analysis.every((item) => item.tool_call_ids.length === 0);
 }
 
 /** Only the client going away stops the guard phase; a passed deadline ends in the fallback instead. */
@@ -119,13 +127,26 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
-      // A store outage is not a draft the agent got wrong: its own reason says so.
-      const reason = guarded.storeUnavailable ? 'EVIDENCE_STORE_UNAVAILABLE' : 'EVIDENCE_VALIDATION_FAILED';
+      // A store outage, or an answer that could not be read at all, is not a citation the agent got
+      // wrong: each has its own reason.
+      const reason = guarded.storeUnavailable
+        ? 'EVIDENCE_STORE_UNAVAILABLE'
+        : guarded.unreadable
+          ? 'DRAFT_UNREADABLE'
+          : 'EVIDENCE_VALIDATION_FAILED';
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
     }
 
     throwIfCancelled(ctx);
     const snapshot = guarded.check.snapshot;
+    // A report that concludes nothing and cites nothing says nothing: never released as a success.
+    if (isEmptyDraft(guarded.draft)) {
+      ctx.logger(DiagnosisPipeline.name).warn('the draft has no conclusion and cites no evidence', {
+        error_code: 'DRAFT_EMPTY',
+        analysis: guarded.draft.analysis.length,
+      });
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'DRAFT_EMPTY', null);
+    }
     // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
     const checked = checkDraftRelease(guarded.draft, snapshot);
     if (!checked.ok) {
