@@ -45,7 +45,7 @@ describe('asciiStructure', () => {
   it.each([
     ['{“a”：1}', '{"a":1}'],
     ['{"a"："“quoted”"}', '{"a":"“quoted”"}'],
-    ['{“a”：“say \"hi\"”}', '{"a":"say \\"hi\\""}'],
+    ['{“a”：“say "hi"”}', '{"a":"say \\"hi\\""}'],
     ["{'a'：'x：y'}", "{'a':'x：y'}"],
   ])('%p -> %p', (text, ascii) => expect(asciiStructure(text)).toBe(ascii));
 });
