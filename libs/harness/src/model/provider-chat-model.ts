@@ -97,10 +97,11 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
    * stay in `invalid_tool_calls`, exactly as the library records them.
    */
   protected override _convertCompletionsMessageToBaseMessage(
-    message: OpenAIClient.Chat.Completions.ChatCompletionMessage,
+    original: OpenAIClient.Chat.Completions.ChatCompletionMessage,
     rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
   ): BaseMessage {
-    const raw = message.tool_calls ?? [];
+    const raw = (original.tool_calls ?? []).map(withTextArguments);
+    const message = raw.length > 0 ? { ...original, tool_calls: raw } : original;
     const invalid = [];
     for (const call of raw) {
       try {
@@ -155,6 +156,19 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
       },
     );
   }
+}
+
+type RawToolCall = OpenAIClient.Chat.Completions.ChatCompletionMessageToolCall;
+
+/**
+ * A call whose `arguments` came as a JSON object (llama.cpp, TGI) instead of the JSON text the
+ * library parses: serialised, so it is read like any other call rather than refused as malformed.
+ */
+export function withTextArguments(call: RawToolCall): RawToolCall {
+  const fn = (call as { function?: { name: string; arguments?: unknown } }).function;
+  if (!fn || typeof fn.arguments === 'string') return call;
+  const text = fn.arguments === undefined || fn.arguments === null ? '{}' : JSON.stringify(fn.arguments);
+  return { ...call, function: { ...fn, arguments: text } } as RawToolCall;
 }
 
 const KEEPS_BODIES = new WeakSet<object>();
