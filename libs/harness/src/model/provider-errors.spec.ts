@@ -245,6 +245,14 @@ const SHAPES: [string, unknown, string][] = [
     'MODEL_ENDPOINT_INVALID',
   ],
   ['405 method not allowed', apiError(405), 'MODEL_ENDPOINT_INVALID'],
+  [
+    "a 404 with LangChain's troubleshooting suffix",
+    Object.assign(apiError(404, '<html>Not Found</html>'), {
+      message:
+        '404 <html>Not Found</html>\n\nTroubleshooting URL: https://docs.langchain.com/oss/javascript/langchain/errors/MODEL_NOT_FOUND/\n',
+    }),
+    'MODEL_ENDPOINT_INVALID',
+  ],
   // HTTP 200 with an error body
   [
     '200 {"error":…} rate limit (OpenRouter)',

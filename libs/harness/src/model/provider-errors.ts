@@ -257,7 +257,8 @@ const MODEL =
 
 /** Lower-case text of everything the provider said, for the class patterns. */
 function signalsOf(body: ProviderErrorBody | undefined, error: unknown): string {
-  const own = error instanceof Error ? error.message : '';
+  // LangChain appends a troubleshooting URL naming its own guess (".../errors/MODEL_NOT_FOUND/" for any 404).
+  const own = error instanceof Error ? error.message.split(/\s*Troubleshooting URL:/)[0] : '';
   return [body?.type, body?.code, body?.message, ...(body?.extra ?? []), own]
     .filter((part) => typeof part === 'string')
     .join(' ')
