@@ -79,6 +79,13 @@ const SHAPES: [string, unknown, string][] = [
   ['DNS failure', connectionError('ENOTFOUND'), 'MODEL_UNREACHABLE'],
   ['undici socket closed', connectionError('UND_ERR_SOCKET'), 'MODEL_UNREACHABLE'],
   ['bare fetch failed', new TypeError('fetch failed'), 'MODEL_UNREACHABLE'],
+  [
+    "the SDK's connection error around undici's bad-port refusal (no code)",
+    Object.assign(new (class APIConnectionError extends Error {})('Connection error.'), {
+      cause: Object.assign(new Error('fetch failed'), { name: 'TypeError', cause: new Error('bad port') }),
+    }),
+    'MODEL_UNREACHABLE',
+  ],
   // authentication
   [
     'OpenAI 401 invalid_api_key',

@@ -307,11 +307,15 @@ export function providerFailureOf(error: unknown): ProviderFailureInfo | null {
   const networkCode = networkErrorCode(error) ?? null;
   if (networkCode !== null && TLS_CODE.test(networkCode))
     return { code: 'MODEL_TLS_FAILED', httpStatus: null, networkCode };
-  const names = causeChain(error).map((item) => (item instanceof Error ? item.name : ''));
+  // The SDK's classes keep the name "Error": their constructor names them.
+  const names = causeChain(error).flatMap((item) =>
+    item instanceof Error ? [item.name, item.constructor.name] : [],
+  );
   if (names.some((name) => TIMEOUT_NAMES.has(name)) || networkCode === 'UND_ERR_HEADERS_TIMEOUT')
     return { code: 'MODEL_TIMEOUT', httpStatus: null, networkCode };
+  // undici's "fetch failed" (the SDK re-creates it as a plain Error named TypeError).
   const fetchFailed = causeChain(error).some(
-    (item) => item instanceof TypeError && item.message === 'fetch failed',
+    (item) => item instanceof Error && item.name === 'TypeError' && item.message === 'fetch failed',
   );
   if (networkCode !== null || fetchFailed || names.some((name) => CONNECTION_NAMES.has(name)))
     return { code: 'MODEL_UNREACHABLE', httpStatus: null, networkCode };
