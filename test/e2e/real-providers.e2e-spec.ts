@@ -590,3 +590,36 @@ describe('tool calls as local servers and other models send them', () => {
     expect(run.fallback_reason).toBe('DRAFT_UNREADABLE');
   });
 });
+
+describe('a model that repeats the same tool call', () => {
+  const repeat = (id: string) => ({
+    content: '',
+    tool_calls: [
+      {
+        id,
+        name: 'query_logs',
+        arguments: { topic: 'APPLICATION', query: 'order-service HikariPool timeout', lookback_minutes: 30 },
+      },
+    ],
+  });
+  it('gets the first result back without a second execution, and a loop is stopped under its own reason', async () => {
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        'diagnosis-agent': [repeat('call_1'), repeat('call_2'), repeat('call_3'), repeat('call_4')],
+      },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'FALLBACK' });
+    const runId = runIdOf(response.events);
+    const [run] = await rows('SELECT fallback_reason FROM diagnosis_run WHERE run_id = ?', [runId]);
+    expect(run.fallback_reason).toBe('AGENT_LOOP_REPEATED');
+    expect(await rows('SELECT tool_call_id FROM tool_invocation WHERE run_id = ?', [runId])).toHaveLength(1);
+    // Three model calls: the call, one repeat answered from the record, the repeat that stops the loop.
+    expect(stub.requestsFor('diagnosis-agent')).toHaveLength(3);
+    const toolMessages = stub
+      .requestsFor('diagnosis-agent')[2]
+      .body.messages?.filter((message) => message.role === 'tool');
+    expect(String(toolMessages?.at(-1)?.content)).toContain('"same_as_tool_call_id":"call_1"');
+  });
+});

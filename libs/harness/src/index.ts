@@ -40,7 +40,7 @@ export type { AgentResult, CanonicalInvocation } from './evidence/canonical-invo
 export { ToolBoundary } from './tools/tool-boundary';
 export type { BoundaryResult } from './tools/tool-boundary';
 export { bindHarnessTools } from './tools/harness-tool';
-export { HarnessToolNode } from './tools/harness-tool-node';
+export { AgentLoopStopped, HarnessToolNode } from './tools/harness-tool-node';
 export { ToolFailure } from './tools/harness-tool-definition';
 export type {
   AnyHarnessTool,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AgentLoopStopped,
   errorOutcome,
   harnessConfig,
   HarnessConfig,
@@ -37,6 +38,7 @@ export type DiagnosisFallbackReason =
   | 'EVIDENCE_STORE_UNAVAILABLE'
   | 'DRAFT_UNREADABLE'
   | 'DRAFT_EMPTY'
+  | 'AGENT_LOOP_REPEATED'
   | `REPAIR_${GuardFailureCode}`
   | 'RELEASE_CHECK_FAILED'
   | 'GROUNDING_CHECK_FAILED'
@@ -107,6 +109,10 @@ export class DiagnosisPipeline {
     let answer: string;
     try {
       answer = await this.agent.run(agentCtx, query, previousTurn, observer);
+    } catch (error) {
+      // A loop that only repeats calls already answered is stopped early, under its own reason.
+      if (!(error instanceof AgentLoopStopped)) throw error;
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'AGENT_LOOP_REPEATED', null);
     } finally {
       agentCtx.close();
     }
