@@ -256,7 +256,7 @@ const MODEL =
   /model[_ ]not[_ ]found|unknown model|no such model|model.{0,80}(does not exist|not found|not exist|is not supported|unsupported)|invalid model|model_not_supported|deploymentnotfound|not a valid model/;
 
 /** Lower-case text of everything the provider said, for the class patterns. */
-function signalsOf(body: ProviderErrorBody | undefined, error: unknown): string {
+export function signalsOf(body: ProviderErrorBody | undefined, error: unknown): string {
   // LangChain appends a troubleshooting URL naming its own guess (".../errors/MODEL_NOT_FOUND/" for any 404).
   const own = error instanceof Error ? error.message.split(/\s*Troubleshooting URL:/)[0] : '';
   return [body?.type, body?.code, body?.message, ...(body?.extra ?? []), own]
@@ -266,7 +266,7 @@ function signalsOf(body: ProviderErrorBody | undefined, error: unknown): string 
 }
 
 /** The class of an HTTP answer (or an HTTP-200 error body) by what the provider said, then its status. */
-function classOfAnswer(status: number, signals: string): ModelTransportCode {
+export function classOfAnswer(status: number, signals: string): ModelTransportCode {
   if (status >= 500) return CONTEXT_LENGTH.test(signals) ? 'MODEL_CONTEXT_TOO_LONG' : 'MODEL_UNAVAILABLE';
   if (status < 400) return 'MODEL_BAD_RESPONSE';
   if (status === 413 || CONTEXT_LENGTH.test(signals)) return 'MODEL_CONTEXT_TOO_LONG';
