@@ -98,7 +98,12 @@ export function judgeProviderAnswer(
           `the provider is busy or unavailable (${answered})`,
           'run the check again later; no setting is shown to be wrong',
         );
-      default:
+      case 'MODEL_BAD_RESPONSE':
+      case 'MODEL_CONTENT_FILTERED':
+      case 'MODEL_CONTEXT_TOO_LONG':
+      case 'MODEL_REQUEST_REJECTED':
+      case 'MODEL_TLS_FAILED':
+      case 'MODEL_UNREACHABLE':
         return failed(
           status,
           code,
