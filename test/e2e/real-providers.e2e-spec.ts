@@ -235,6 +235,27 @@ describe('the start-up provider check', () => {
     },
   );
 
+  it('fails a chat at once, under the named cause, while the check knows the provider is down', async () => {
+    const provider = new StubLlmServer({
+      roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] },
+      api_key: 'sk-the-right-key-000000',
+    });
+    const running = await startApp({ LLM_BASE_URL: await provider.start(), LLM_STARTUP_CHECK: 'models' });
+    try {
+      const health = (await (await fetch(`${running.baseUrl}/health`)).json()) as {
+        details: Record<string, Record<string, unknown>>;
+      };
+      expect(health.details.llm).toMatchObject({ status: 'down', code: 'MODEL_AUTH_FAILED' });
+      const response = await postChat(running.baseUrl, { query: 'order-123 payment times out' });
+      expect(response.events[2]).toMatchObject({ event: 'failure', data: { code: 'MODEL_AUTH_FAILED' } });
+      // No completion was even attempted: the provider is known to refuse the key.
+      expect(provider.requests).toHaveLength(0);
+    } finally {
+      await running.close();
+      await provider.stop();
+    }
+  });
+
   it('reports llm: up when the key and model are accepted', async () => {
     const provider = new StubLlmServer({ roles: {}, models: ['deepseek-chat'] });
     const running = await startApp({ LLM_BASE_URL: await provider.start(), LLM_STARTUP_CHECK: 'models' });

@@ -11,6 +11,20 @@ import {
 } from './provider-errors';
 
 const CHECK_TIMEOUT_MS = 5000;
+/**
+ * Check failures that every model call would meet too. A check request the provider refused for its own
+ * shape (a 400 on the 1-token completion), a busy provider, or a rate limit says nothing about the
+ * service's real calls, so those never make a chat fail early.
+ */
+const FAILS_EVERY_CALL: ReadonlySet<ModelTransportCode> = new Set([
+  'MODEL_AUTH_FAILED',
+  'MODEL_QUOTA_EXHAUSTED',
+  'MODEL_NOT_FOUND',
+  'MODEL_ENDPOINT_INVALID',
+  'MODEL_TLS_FAILED',
+  'MODEL_UNREACHABLE',
+  'MODEL_TIMEOUT',
+]);
 /** A failed check is repeated by /health at most this often, so a fixed key shows up without a restart. */
 const RECHECK_INTERVAL_MS = 30_000;
 
@@ -269,6 +283,8 @@ export class LlmProviderCheck implements OnApplicationBootstrap {
   private readonly logger = new Logger('LlmProviderCheck');
   private result: Promise<ProviderCheckResult> | null = null;
   private checkedAt = 0;
+  /** The last finished check, for callers that must not wait on one in flight. */
+  private settled: ProviderCheckResult | null = null;
 
   constructor(
     @Inject(llmConfig.KEY) private readonly llm: LlmConfig,
@@ -284,7 +300,12 @@ export class LlmProviderCheck implements OnApplicationBootstrap {
     const indicator = this.health.check(key);
     if (this.llm.startupCheck === 'off') return indicator.up({ check: 'off' });
     const result = await this.latest();
-    const details = { check: this.llm.startupCheck, http_status: result.httpStatus, message: result.message };
+    const details = {
+      check: this.llm.startupCheck,
+      http_status: result.httpStatus,
+      message: result.message,
+      ...(result.code ? { code: result.code } : {}),
+    };
     return result.up ? indicator.up(details) : indicator.down(details);
   }
 
@@ -297,8 +318,25 @@ export class LlmProviderCheck implements OnApplicationBootstrap {
     return this.result;
   }
 
+  /**
+   * The cause when the provider is known to be down: the last check failed less than the re-check
+   * interval ago. A chat then fails at once under that cause instead of waiting on the provider. A
+   * stale failure starts a new check and says nothing (the call goes ahead).
+   */
+  knownFailure(): ProviderCheckResult | null {
+    const settled = this.settled;
+    if (this.llm.startupCheck === 'off' || settled?.code == null || !FAILS_EVERY_CALL.has(settled.code))
+      return null;
+    // A model missing from a list the provider answered (200) is a hint, not a refusal: lists can be partial.
+    if (settled.code === 'MODEL_NOT_FOUND' && settled.httpStatus === 200) return null;
+    if (Date.now() - this.checkedAt <= RECHECK_INTERVAL_MS) return settled;
+    void this.latest();
+    return null;
+  }
+
   private async run(): Promise<ProviderCheckResult> {
     const result = await checkLlmProvider(this.llm);
+    this.settled = result;
     if (result.up) this.logger.log(`LLM provider check passed: ${result.message}`);
     else this.logger.error(`LLM provider check failed: ${result.message}`);
     return result;

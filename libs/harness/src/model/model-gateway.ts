@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
@@ -12,6 +12,7 @@ import { BudgetAudit } from '../run/budget-audit';
 import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
+import { LlmProviderCheck } from './llm-provider-check';
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { CHAT_PROVIDER, ChatProvider, generateOnce } from './provider-chat-model';
 import {
@@ -73,6 +74,7 @@ export class ModelGateway {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     private readonly budgetAudit: BudgetAudit,
     @Inject(CHAT_PROVIDER) private readonly model: ChatProvider,
+    @Optional() private readonly providerCheck?: LlmProviderCheck,
   ) {
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
@@ -83,6 +85,7 @@ export class ModelGateway {
 
   private async call(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
     ctx.throwIfStopped();
+    this.throwIfKnownDown(ctx, request);
     const stepIndex = this.reserve(ctx, request.role);
     const startedAt = new Date();
     const messages = [this.prompts.systemMessage(request.role, request.tools?.names), ...request.messages];
@@ -220,6 +223,24 @@ export class ModelGateway {
       provider_message: provider?.message ?? null,
       ...(provider?.network_code ? { network_code: provider.network_code } : {}),
       ...(fromReply ? { finish_reason: 'content_filter' } : {}),
+    });
+  }
+
+  /**
+   * While the provider check knows the provider is down (a failure less than 30 s old), a call fails at
+   * once under that cause, never retried: no user waits on a provider that is known not to answer.
+   */
+  private throwIfKnownDown(ctx: RunContext, request: ModelRequest): void {
+    const down = this.providerCheck?.knownFailure();
+    if (!down?.code) return;
+    ctx.logger('ModelGateway').warn(`model call not made: the provider is known to be down (${down.code})`, {
+      role: request.role,
+      error_code: down.code,
+      http_status: down.httpStatus,
+      provider_check: down.message,
+    });
+    throw new ModelCallFailed(down.code === 'MODEL_TIMEOUT' ? 'TIMEOUT' : 'TRANSPORT', down.code, {
+      transient: false,
     });
   }
 

@@ -2,7 +2,13 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { convertMessagesToCompletionsMessageParams, OpenAIClient } from '@langchain/openai';
-import { assistantReasoningOf, ProviderChatModel, withAssistantReasoning } from './provider-chat-model';
+import {
+  assistantReasoningOf,
+  firstByteBounded,
+  FirstByteTimeout,
+  ProviderChatModel,
+  withAssistantReasoning,
+} from './provider-chat-model';
 import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 const call = (id: string) => ({
@@ -267,5 +273,41 @@ describe('ProviderChatModel: a reply whose tool calls are all unreadable', () =>
     expect(message.tool_calls?.map((call) => call.id)).toEqual(['c1']);
     expect(message.invalid_tool_calls?.map((call) => call.id)).toEqual(['c2']);
     expect(message.additional_kwargs.tool_calls).toHaveLength(2);
+  });
+});
+
+describe('firstByteBounded', () => {
+  let server: Server;
+  let url = '';
+  beforeAll(async () => {
+    // Answers /slow never (headers withheld), /fast at once.
+    server = createServer((req, res) => {
+      if (req.url === '/fast') res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('fails a request whose headers do not come in time, as a timeout', async () => {
+    await expect(firstByteBounded(200)(`${url}/slow`)).rejects.toBeInstanceOf(FirstByteTimeout);
+  });
+
+  it('lets a prompt answer through', async () => {
+    expect((await firstByteBounded(2000)(`${url}/fast`)).status).toBe(200);
+  });
+
+  it('is classified as MODEL_TIMEOUT through the real client', async () => {
+    const model = new ProviderChatModel({
+      model: 'm',
+      apiKey: 'k',
+      configuration: { baseURL: `${url}/slow`, fetch: firstByteBounded(200) },
+      maxRetries: 0,
+    });
+    const error = await model.invoke([new HumanMessage('hi')]).catch((thrown: unknown) => thrown);
+    expect(classifyProviderError(error)?.code).toBe('MODEL_TIMEOUT');
   });
 });

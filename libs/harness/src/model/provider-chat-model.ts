@@ -255,7 +255,7 @@ export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {
   return new ProviderChatModel({
     model: llm.model,
     apiKey: llm.apiKey,
-    configuration: { baseURL: llm.baseUrl },
+    configuration: { baseURL: llm.baseUrl, fetch: firstByteBounded(llm.firstByteTimeoutMs) },
     maxRetries: 0,
     streaming: false,
     temperature: llm.temperature,
@@ -266,4 +266,33 @@ export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {
       ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
     },
   });
+}
+
+/** The error a call fails with when no response byte came in time (classified as MODEL_TIMEOUT). */
+export class FirstByteTimeout extends Error {
+  constructor(readonly afterMs: number) {
+    super(`no response from the provider within ${afterMs} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * `fetch` that fails when the response headers do not arrive within `ms` (a hung provider), while the
+ * body may take as long as the call's own timeout allows. The caller's signal still aborts it.
+ */
+export function firstByteBounded(ms: number, base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(init?.signal?.reason);
+    if (init?.signal?.aborted) onAbort();
+    else init?.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new FirstByteTimeout(ms)), ms);
+    try {
+      return await base(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      throw controller.signal.reason instanceof FirstByteTimeout ? controller.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
