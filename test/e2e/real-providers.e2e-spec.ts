@@ -320,6 +320,23 @@ describe('servers that omit usage or name reasoning differently', () => {
   });
 });
 
+describe("OpenRouter's reasoning_details", () => {
+  it('are sent back on every later turn, so a provider that requires them accepts the run', async () => {
+    stub.load({
+      profile: 'openrouter-reasoning',
+      roles: { 'intent-router': [{ content: 'DIAGNOSIS' }], ...diagnosis() },
+    });
+    const response = await ask();
+    expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
+    const [, second] = stub.requestsFor('diagnosis-agent');
+    const assistant = second.body.messages?.find((message) => message.role === 'assistant') as Record<
+      string,
+      unknown
+    >;
+    expect(assistant.reasoning_details).toEqual([expect.objectContaining({ type: 'reasoning.text' })]);
+  });
+});
+
 describe('a final answer with prose before unfenced JSON', () => {
   it('publishes the one unambiguous object without a repair call', async () => {
     const [plan] = agentTurns(draftJson());

@@ -245,6 +245,9 @@ export class StubLlmServer {
               ? { reasoning_content: shaped.reasoning_content }
               : {}),
             ...(shaped.reasoning !== undefined ? { reasoning: shaped.reasoning } : {}),
+            ...(shaped.reasoning_details !== undefined
+              ? { reasoning_details: shaped.reasoning_details }
+              : {}),
             ...(shaped.tool_calls.length > 0 ? { tool_calls: shaped.tool_calls } : {}),
           },
           finish_reason: shaped.finish_reason,

@@ -7,7 +7,9 @@ import {
   firstByteBounded,
   FirstByteTimeout,
   ProviderChatModel,
+  RETURNED_REASONING,
   withAssistantReasoning,
+  withReasoningField,
 } from './provider-chat-model';
 import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
@@ -56,6 +58,52 @@ describe('reasoning_content round trip', () => {
   it('leaves a request without any reasoning untouched', () => {
     const original = request();
     expect(withAssistantReasoning(original, [undefined, undefined, undefined])).toBe(original);
+  });
+});
+
+describe('every reasoning field the provider returned goes back', () => {
+  const details = [{ type: 'reasoning.encrypted', data: 'opaque' }];
+  it('sends back reasoning and reasoning_details exactly as returned, nothing else', () => {
+    const completion = withReasoningField({
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          logprobs: null,
+          message: {
+            role: 'assistant',
+            content: '',
+            refusal: null,
+            reasoning: 'R',
+            reasoning_details: details,
+          } as never,
+        },
+      ],
+    });
+    const returned = (completion.choices[0].message as unknown as Record<string, unknown>)[
+      RETURNED_REASONING
+    ];
+    expect(returned).toEqual({ reasoning: 'R', reasoning_details: details });
+    const history = [
+      new HumanMessage('q'),
+      new AIMessage({
+        content: '',
+        tool_calls: [call('c1')],
+        additional_kwargs: { reasoning_content: 'R', [RETURNED_REASONING]: returned },
+      }),
+      new ToolMessage({ content: '{}', tool_call_id: 'c1' }),
+    ];
+    const request = {
+      model: 'm',
+      messages: convertMessagesToCompletionsMessageParams({ messages: history, model: 'm' }),
+    };
+    const [, assistant] = withAssistantReasoning(request, assistantReasoningOf(history)).messages;
+    expect(assistant).toMatchObject({ reasoning: 'R', reasoning_details: details });
+    expect(assistant).not.toHaveProperty('reasoning_content');
   });
 });
 

@@ -19,31 +19,43 @@ export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
 
 /** Per-call data carried from `_generate` to `completionWithRetry` inside the SDK request options. */
 const ROUND_TRIP = Symbol('provider-round-trip');
-type RequestOptions = OpenAIClient.RequestOptions & { [ROUND_TRIP]?: (string | undefined)[] };
+type ReasoningFields = Record<string, unknown>;
+type RequestOptions = OpenAIClient.RequestOptions & { [ROUND_TRIP]?: (ReasoningFields | undefined)[] };
 type CompletionRequest = OpenAIClient.Chat.ChatCompletionCreateParams;
 
-/** `reasoning_content` of each assistant message, in order; undefined where the provider sent none. */
-export function assistantReasoningOf(messages: BaseMessage[]): (string | undefined)[] {
+/**
+ * The reasoning fields providers return on an assistant message and require back on later turns:
+ * DeepSeek's `reasoning_content`, vLLM/Ollama/OpenRouter's `reasoning`, OpenRouter's `reasoning_details`.
+ */
+export const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
+/** Where a reply keeps the reasoning fields exactly as the provider returned them (additional_kwargs). */
+export const RETURNED_REASONING = 'provider_reasoning_fields';
+
+/** The reasoning fields each assistant message came with, in order; undefined where the provider sent none. */
+export function assistantReasoningOf(messages: BaseMessage[]): (ReasoningFields | undefined)[] {
   return messages.filter(AIMessage.isInstance).map((message) => {
+    const returned = message.additional_kwargs?.[RETURNED_REASONING];
+    if (typeof returned === 'object' && returned !== null && Object.keys(returned).length > 0)
+      return returned as ReasoningFields;
     const reasoning = message.additional_kwargs?.reasoning_content;
-    return typeof reasoning === 'string' ? reasoning : undefined;
+    return typeof reasoning === 'string' ? { reasoning_content: reasoning } : undefined;
   });
 }
 
 /**
- * Puts each assistant message's reasoning back onto the serialised request, matching assistant
+ * Puts each assistant message's reasoning fields back onto the serialised request, matching assistant
  * messages by position (the converter maps messages one to one and keeps their order).
  */
 export function withAssistantReasoning<T extends CompletionRequest>(
   request: T,
-  reasoning: (string | undefined)[],
+  reasoning: (ReasoningFields | undefined)[],
 ): T {
   if (!reasoning.some((value) => value !== undefined)) return request;
   let index = 0;
   const messages = request.messages.map((message) => {
     if (message.role !== 'assistant') return message;
     const value = reasoning[index++];
-    return value === undefined ? message : { ...message, reasoning_content: value };
+    return value === undefined ? message : { ...message, ...value };
   });
   return { ...request, messages };
 }
@@ -97,6 +109,16 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
    * stay in `invalid_tool_calls`, exactly as the library records them.
    */
   protected override _convertCompletionsMessageToBaseMessage(
+    original: OpenAIClient.Chat.Completions.ChatCompletionMessage,
+    rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
+  ): BaseMessage {
+    const returned = (original as { [RETURNED_REASONING]?: ReasoningFields })[RETURNED_REASONING];
+    const base = this.convertMessage(original, rawResponse);
+    if (returned && AIMessage.isInstance(base)) base.additional_kwargs[RETURNED_REASONING] = returned;
+    return base;
+  }
+
+  private convertMessage(
     original: OpenAIClient.Chat.Completions.ChatCompletionMessage,
     rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
   ): BaseMessage {
@@ -210,12 +232,18 @@ export function withReasoningField(
   completion: OpenAIClient.Chat.Completions.ChatCompletion,
 ): OpenAIClient.Chat.Completions.ChatCompletion {
   const choices = completion.choices.map((choice) => {
-    const message = choice.message as typeof choice.message & {
-      reasoning?: unknown;
-      reasoning_content?: unknown;
-    };
-    if (typeof message.reasoning !== 'string' || message.reasoning_content !== undefined) return choice;
-    return { ...choice, message: { ...message, reasoning_content: message.reasoning } };
+    const message = choice.message as typeof choice.message & Record<string, unknown>;
+    // Kept exactly as returned, to be sent back on later turns (providers' docs require it).
+    const returned = Object.fromEntries(
+      REASONING_FIELDS.filter((field) => message[field] !== undefined && message[field] !== null).map(
+        (field) => [field, message[field]],
+      ),
+    );
+    const withReturned =
+      Object.keys(returned).length > 0 ? { ...message, [RETURNED_REASONING]: returned } : message;
+    if (typeof message.reasoning !== 'string' || message.reasoning_content !== undefined)
+      return { ...choice, message: withReturned };
+    return { ...choice, message: { ...withReturned, reasoning_content: message.reasoning } };
   });
   return { ...completion, choices };
 }
