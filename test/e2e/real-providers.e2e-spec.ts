@@ -329,11 +329,10 @@ describe("OpenRouter's reasoning_details", () => {
     const response = await ask();
     expect(outcomeOf(response.events)).toEqual({ outcome: 'SUCCESS' });
     const [, second] = stub.requestsFor('diagnosis-agent');
-    const assistant = second.body.messages?.find((message) => message.role === 'assistant') as Record<
-      string,
-      unknown
-    >;
-    expect(assistant.reasoning_details).toEqual([expect.objectContaining({ type: 'reasoning.text' })]);
+    const assistant: unknown = second.body.messages?.find((message) => message.role === 'assistant');
+    expect((assistant as { reasoning_details?: unknown }).reasoning_details).toEqual([
+      expect.objectContaining({ type: 'reasoning.text' }),
+    ]);
   });
 });
 
