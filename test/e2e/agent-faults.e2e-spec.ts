@@ -111,10 +111,11 @@ describe('model faults during a diagnosis', () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'DIAGNOSIS' }],
+        // Each call new (an identical one is answered from the record and stops the loop sooner).
         'diagnosis-agent': Array.from({ length: 10 }, (_, turn) => ({
           turn,
           content: '',
-          tool_calls: [logs(`call_loop_${turn}`)],
+          tool_calls: [logs(`call_loop_${turn}`, `order-service HikariPool timeout ${turn}`)],
         })),
       },
     });
