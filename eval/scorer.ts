@@ -204,7 +204,10 @@ export function providerFailureOf(turn: TurnObservation): string | null {
   if (turn.outcome === null)
     return `the stream ended without an outcome${turn.failureCode ? ` (${turn.failureCode})` : ''}`;
   if (turn.failureCode?.startsWith('HTTP_')) return `the chat request answered ${turn.failureCode}`;
-  if (turn.outcome === 'FAILED' && turn.failureCode && PROVIDER_FAILURES.has(turn.failureCode))
+  // Every MODEL_* code is the provider's class (docs/provider-failures.md).
+  const fromProvider =
+    PROVIDER_FAILURES.has(turn.failureCode ?? '') || turn.failureCode?.startsWith('MODEL_');
+  if (turn.outcome === 'FAILED' && turn.failureCode && fromProvider)
     return `provider failure ${turn.failureCode}${turn.errorCode ? ` (${turn.errorCode})` : ''}`;
   const reason = turn.fallbackReason ?? '';
   if (

@@ -111,10 +111,11 @@ describe('model faults during a diagnosis', () => {
     stub.load({
       roles: {
         'intent-router': [{ content: 'DIAGNOSIS' }],
+        // Each call new (an identical one is answered from the record and stops the loop sooner).
         'diagnosis-agent': Array.from({ length: 10 }, (_, turn) => ({
           turn,
           content: '',
-          tool_calls: [logs(`call_loop_${turn}`)],
+          tool_calls: [logs(`call_loop_${turn}`, `order-service HikariPool timeout ${turn}`)],
         })),
       },
     });
@@ -235,14 +236,14 @@ describe('an LLM endpoint that refuses connections', () => {
   });
   afterAll(() => unreachable?.close());
 
-  it('fails routing after the one retry, with a clean stream and a FAILED run', async () => {
+  it('fails routing after the one retry as the model being unavailable, with a clean stream and a FAILED run', async () => {
     const response = await postChat(unreachable.baseUrl, { query: 'order-123 payment times out' });
     expect(response.events.map((event) => event.event)).toEqual(['metadata', 'status', 'failure', 'done']);
-    expect(response.events[2].data).toMatchObject({ code: 'ROUTING_UNAVAILABLE' });
+    expect(response.events[2].data).toMatchObject({ code: 'MODEL_UNAVAILABLE' });
     const [run] = await rows('SELECT status, error_code FROM diagnosis_run WHERE run_id = ?', [
       runIdOf(response.events),
     ]);
-    expect(run).toMatchObject({ status: 'FAILED', error_code: 'ROUTING_UNAVAILABLE' });
+    expect(run).toMatchObject({ status: 'FAILED', error_code: 'MODEL_UNAVAILABLE' });
     const steps = await rows('SELECT error_code FROM agent_step WHERE run_id = ?', [
       runIdOf(response.events),
     ]);

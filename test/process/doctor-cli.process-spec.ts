@@ -316,6 +316,24 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
     );
   });
 
+  it('llm: a base URL without /v1 or with /chat/completions appended is named with the URL that works, never the model', async () => {
+    const v1 = base.LLM_BASE_URL;
+    const root = v1.replace(/\/v1$/, '');
+    for (const [url, mistake] of [
+      [root, 'lacks the /v1 path'],
+      [`${v1}/chat/completions`, 'ends in /chat/completions'],
+    ]) {
+      for (const check of ['models', 'completion']) {
+        const run = await doctor({ ...base, LLM_BASE_URL: url, LLM_STARTUP_CHECK: check });
+        expect(run.status).toBe(1);
+        const line = lineOf(run, 'llm');
+        expect(line).toContain(mistake);
+        expect(line).toContain(`fix: set LLM_BASE_URL=${v1}`);
+        expect(line).not.toMatch(/LLM_MODEL|LLM_STARTUP_CHECK/);
+      }
+    }
+  });
+
   it('business data source: an account with INSERT, a missing column and an unreachable server fail', async () => {
     const withInsert = await doctor({
       ...base,

@@ -57,7 +57,7 @@ describe('FakeChatModel (the stub script format, in process)', () => {
   it.each([
     { reply: { error: 429, retry_after: '2' }, code: 'MODEL_RATE_LIMITED', retryAfterMs: 2000 },
     { reply: { error: 503 }, code: 'MODEL_UNAVAILABLE', retryAfterMs: undefined },
-    { reply: { error: 401 }, code: 'MODEL_HTTP_401', retryAfterMs: undefined },
+    { reply: { error: 401 }, code: 'MODEL_AUTH_FAILED', retryAfterMs: undefined },
   ])(
     '`error: $reply.error` throws what the provider client throws ($code)',
     async ({ reply, code, retryAfterMs }) => {
@@ -67,8 +67,8 @@ describe('FakeChatModel (the stub script format, in process)', () => {
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(FakeProviderError);
       const classified = classifyProviderError(failure);
-      expect(classified.code).toBe(code);
-      expect(classified.hint.retryAfterMs).toBe(retryAfterMs);
+      expect(classified?.code).toBe(code);
+      expect(classified?.hint.retryAfterMs).toBe(retryAfterMs);
     },
   );
 

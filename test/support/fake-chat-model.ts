@@ -7,6 +7,7 @@ import {
   isSystemMessage,
 } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
+import { ProviderBodyError } from '@app/harness';
 import type { ProviderCallOptions } from '@app/harness';
 import { parseStubScript, StubReply, StubScriptPlayer } from './stub-llm/stub-script';
 import { fillTemplate } from './stub-llm/stub-template';
@@ -33,6 +34,8 @@ export class FakeProviderError extends Error {
     readonly status: number,
     readonly headers: Record<string, string>,
     body: { message: string; type: string; code: string },
+    /** A scripted body in the provider's own shape, as the provider client captures it. */
+    readonly providerBody?: unknown,
   ) {
     super(body.message);
     this.name = 'APIError';
@@ -93,15 +96,17 @@ export class FakeChatModel extends BaseChatModel<ProviderCallOptions> {
     const reply = this.player.next(role, userText, turn);
     if (!reply) throw providerError(500, `stub script has no reply left for role "${role}"`);
     if (reply.delay_ms) await waitUnlessAborted(reply.delay_ms, options.signal);
+    if (reply.body !== undefined && !reply.error) throw new ProviderBodyError(reply.body);
     if (reply.error) {
       throw new FakeProviderError(
         reply.error,
-        reply.retry_after ? { 'retry-after': reply.retry_after } : {},
+        { ...reply.headers, ...(reply.retry_after ? { 'retry-after': reply.retry_after } : {}) },
         {
           message: reply.error_message ?? `scripted HTTP ${reply.error} for role "${role}"`,
           type: reply.error_type ?? 'scripted_error',
           code: reply.error_code ?? 'scripted_error',
         },
+        reply.body,
       );
     }
     const message = messageOf(reply, userText);

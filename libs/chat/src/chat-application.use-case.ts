@@ -55,6 +55,27 @@ const FAILURE_MESSAGES: Record<FailureCode, string> = {
     '当前暂时无法处理该请求，请稍后重试 / The request cannot be handled right now; please try again later.',
   MODEL_UNAVAILABLE:
     '模型服务暂时不可用，请稍后重试 / The model service is unavailable; please try again later.',
+  MODEL_RATE_LIMITED:
+    '模型服务当前请求过多，请稍后重试 / The model service is rate limiting requests; please try again in a moment.',
+  // Final classes: retrying cannot help, so the text says who can (docs/provider-failures.md).
+  MODEL_AUTH_FAILED:
+    '模型服务拒绝了本服务的访问凭据，需要管理员修正配置 / The model service rejected this service’s credentials; an operator must fix the configuration.',
+  MODEL_QUOTA_EXHAUSTED:
+    '模型服务账户的余额或配额已用尽，需要管理员处理 / The model service account has no balance or quota left; an operator must top it up.',
+  MODEL_NOT_FOUND:
+    '配置的模型在模型服务中不存在，需要管理员修正模型名称 / The configured model does not exist at the model service; an operator must correct the model name.',
+  MODEL_ENDPOINT_INVALID:
+    '模型服务的地址配置有误，需要管理员修正 / The model service address is misconfigured; an operator must correct it.',
+  MODEL_TLS_FAILED:
+    '无法验证模型服务的 TLS 证书，需要管理员处理 / The model service’s TLS certificate is not trusted; an operator must fix the certificate or the trust settings.',
+  MODEL_CONTENT_FILTERED:
+    '模型服务的内容安全策略拒绝了该请求，请换一种表述 / The model service’s content filter refused this request; please rephrase the question.',
+  MODEL_CONTEXT_TOO_LONG:
+    '请求超出了模型可处理的长度，请缩短问题或缩小范围 / The request is too long for the model; please shorten the question or narrow its scope.',
+  MODEL_REQUEST_REJECTED:
+    '模型服务拒绝了该请求，请联系管理员 / The model service rejected the request; please ask the operator to check the service log.',
+  MODEL_BAD_RESPONSE:
+    '模型服务返回了无法使用的应答，请联系管理员 / The model service returned an unusable answer; please ask the operator to check the service log.',
   BUDGET_EXHAUSTED:
     '本次诊断超出了资源预算，请缩小问题范围后重试 / The run used up its budget; narrow the question and try again.',
   RUN_TIMEOUT: '本次请求处理超时，请稍后重试 / The request took too long; please try again later.',
@@ -368,10 +389,36 @@ function failureCodeOf(outcome: ErrorOutcome): FailureCode | null {
     case 'BUDGET':
       return 'BUDGET_EXHAUSTED';
     case 'MODEL_CALL':
-      return 'MODEL_UNAVAILABLE';
-    case 'RETRY_EXHAUSTED':
-      return outcome.operation === 'intent_router' ? 'ROUTING_UNAVAILABLE' : 'MODEL_UNAVAILABLE';
+      return providerFailureCode(outcome.code) ?? 'MODEL_UNAVAILABLE';
+    case 'RETRY_EXHAUSTED': {
+      // Retries used up on the provider's failures: its class; on unreadable routing answers: routing.
+      const last = outcome.lastCode === null ? null : providerFailureCode(outcome.lastCode);
+      return last ?? (outcome.operation === 'intent_router' ? 'ROUTING_UNAVAILABLE' : 'MODEL_UNAVAILABLE');
+    }
     case 'UNKNOWN':
       return 'INTERNAL_ERROR';
+  }
+}
+
+/** The client's code for a provider failure class; the transient transport ones share MODEL_UNAVAILABLE. */
+export function providerFailureCode(code: string): FailureCode | null {
+  switch (code) {
+    case 'MODEL_TIMEOUT':
+    case 'MODEL_UNAVAILABLE':
+    case 'MODEL_UNREACHABLE':
+      return 'MODEL_UNAVAILABLE';
+    case 'MODEL_RATE_LIMITED':
+    case 'MODEL_AUTH_FAILED':
+    case 'MODEL_QUOTA_EXHAUSTED':
+    case 'MODEL_NOT_FOUND':
+    case 'MODEL_ENDPOINT_INVALID':
+    case 'MODEL_TLS_FAILED':
+    case 'MODEL_CONTENT_FILTERED':
+    case 'MODEL_CONTEXT_TOO_LONG':
+    case 'MODEL_REQUEST_REJECTED':
+    case 'MODEL_BAD_RESPONSE':
+      return code;
+    default:
+      return null;
   }
 }

@@ -22,6 +22,17 @@ export type ContentType = (typeof CONTENT_TYPES)[number];
 export const FAILURE_CODES = [
   'ROUTING_UNAVAILABLE',
   'MODEL_UNAVAILABLE',
+  // The provider's failures by class (docs/provider-failures.md): transient, then final ones.
+  'MODEL_RATE_LIMITED',
+  'MODEL_AUTH_FAILED',
+  'MODEL_QUOTA_EXHAUSTED',
+  'MODEL_NOT_FOUND',
+  'MODEL_ENDPOINT_INVALID',
+  'MODEL_TLS_FAILED',
+  'MODEL_CONTENT_FILTERED',
+  'MODEL_CONTEXT_TOO_LONG',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_BAD_RESPONSE',
   'BUDGET_EXHAUSTED',
   'RUN_TIMEOUT',
   'KNOWLEDGE_UNAVAILABLE',

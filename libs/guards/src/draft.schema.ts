@@ -35,18 +35,43 @@ export const draftSchema = z.strictObject({
 });
 export type Draft = z.infer<typeof draftSchema>;
 
-export type DraftParse = { ok: true; draft: Draft } | { ok: false; violations: string[] };
+/** `unreadable`: the answer could not be read as a draft at all (not JSON, or not the draft's shape). */
+export type DraftParse = { ok: true; draft: Draft } | { ok: false; violations: string[]; unreadable: true };
+
+/** The repair's instruction for an answer that is not JSON at all (Markdown, prose). */
+export const NOT_JSON_VIOLATION =
+  'the final answer is not a JSON object: convert it into the JSON draft shape, copying every text exactly as written';
+
+const snakeCase = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/**
+ * The value with camelCase keys in snake_case (`actionPlan` → `action_plan`), as some models write the
+ * schema's keys; a key is renamed only where its snake_case form is not also present.
+ */
+export function withSnakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withSnakeCaseKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const keys = new Set(entries.map(([key]) => key));
+  return Object.fromEntries(
+    entries.map(([key, item]) => {
+      const snake = snakeCase(key);
+      return [snake !== key && keys.has(snake) ? key : snake, withSnakeCaseKeys(item)];
+    }),
+  );
+}
 
 export function parseDraft(answer: string): DraftParse {
   const value = parseJsonAnswer(answer);
-  if (value === undefined) return { ok: false, violations: ['the final answer is not a JSON object'] };
-  const parsed = draftSchema.safeParse(value);
+  if (value === undefined) return { ok: false, violations: [NOT_JSON_VIOLATION], unreadable: true };
+  const parsed = draftSchema.safeParse(withSnakeCaseKeys(value));
   if (!parsed.success) {
     return {
       ok: false,
       violations: parsed.error.issues.map(
         (issue) => `schema: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
       ),
+      unreadable: true,
     };
   }
   return { ok: true, draft: parsed.data };

@@ -10,13 +10,13 @@ import {
   ToolCatalog,
 } from '@app/harness';
 import { ToolInvocationRepository } from '@app/trace';
-import { Draft, parseDraft } from './draft.schema';
+import { Draft, NOT_JSON_VIOLATION, parseDraft } from './draft.schema';
 import { checkEvidence, EvidenceCheck } from './evidence-rules';
 import { repairContentChanges } from './repair-scope';
 
 export type GuardedDraft =
   | { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> }
-  | { ok: false; violations: string[]; storeUnavailable?: true; storeLost?: true };
+  | { ok: false; violations: string[]; storeUnavailable?: true; storeLost?: true; unreadable?: true };
 
 const STORE_UNAVAILABLE = 'EVIDENCE_STORE_UNAVAILABLE';
 const STORE_LOST = 'EVIDENCE_STORE_LOST';
@@ -81,7 +81,16 @@ export class EvidenceGuard {
 
   async verify(ctx: RunContext, answer: string): Promise<GuardedDraft> {
     const parsed = parseDraft(answer);
-    if (!parsed.ok) return parsed;
+    if (!parsed.ok) {
+      // Named in the log (counts only, never the text): an unreadable answer is not a citation problem.
+      ctx.logger('EvidenceGuard').warn('the draft could not be read as the report schema', {
+        error_code: 'DRAFT_UNREADABLE',
+        answer_chars: answer.length,
+        violations: parsed.violations.length,
+        not_json: parsed.violations[0] === NOT_JSON_VIOLATION,
+      });
+      return parsed;
+    }
     const ids = [...new Set(parsed.draft.analysis.flatMap((analysis) => analysis.tool_call_ids))];
     const records = new Map<string, CanonicalInvocation | null>();
     try {

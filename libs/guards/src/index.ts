@@ -1,6 +1,7 @@
 export { GuardsModule } from './guards.module';
 export type { VerifiedSnapshot } from './evidence-rules';
 export { EvidenceGuard } from './evidence-guard';
+export type { Draft } from './draft.schema';
 export { SemanticGuard } from './semantic-guard';
 export type { SemanticUnavailableReason } from './semantic-guard';
 export { KnowledgeGuard } from './knowledge-guard';

@@ -1,5 +1,5 @@
 import { jsonObjectsIn, parseJsonAnswer } from '@app/harness';
-import type { Draft } from './draft.schema';
+import { Draft, withSnakeCaseKeys } from './draft.schema';
 
 interface Texts {
   conclusion: string | null | undefined;
@@ -22,9 +22,35 @@ const list = (value: unknown): Record<string, unknown>[] =>
 function originalDrafts(answer: string): Record<string, unknown>[] {
   const value = parseJsonAnswer(answer);
   if (typeof value === 'object' && value !== null && !Array.isArray(value))
-    return [value as Record<string, unknown>];
-  const objects = jsonObjectsIn(answer);
-  return objects.length > 0 ? objects : [{}];
+    return [withSnakeCaseKeys(value) as Record<string, unknown>];
+  return jsonObjectsIn(answer).map((object) => withSnakeCaseKeys(object) as Record<string, unknown>);
+}
+
+/** Whitespace collapsed and Markdown emphasis dropped, so a text is compared as the reader sees it. */
+const plain = (value: string) =>
+  value
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * For an answer with no JSON in it (Markdown, prose) that the repair converted: every text of the
+ * draft must appear in the answer as written (the kinds and references are the repair's structure).
+ */
+function textualChanges(originalAnswer: string, repaired: Draft): string[] {
+  const source = plain(originalAnswer);
+  const absent = (label: string, value: string) =>
+    value.trim() !== '' && !source.includes(plain(value)) ? [`${label} was added or changed`] : [];
+  return [
+    ...(repaired.conclusion ? absent('the conclusion text', repaired.conclusion.text) : []),
+    ...repaired.analysis.flatMap((item) => absent(`analysis ${item.analysis_id}`, item.text)),
+    ...repaired.action_plan.flatMap((item, index) => absent(`action_plan[${index}]`, item.action)),
+    ...repaired.recommendations.flatMap((item, index) => absent(`recommendations[${index}]`, item.text)),
+    ...repaired.limitations.missing_info.flatMap((item, index) =>
+      absent(`limitations.missing_info[${index}]`, item),
+    ),
+    ...absent('limitations.scope', repaired.limitations.scope),
+  ];
 }
 
 /** The user-visible texts of one original draft, read leniently: it failed the checks once. */
@@ -58,9 +84,9 @@ function originalTexts(draft: Record<string, unknown>): Texts {
 export function repairContentChanges(originalAnswer: string, repaired: Draft): string[] {
   // Compared by parsed value: within remit when it matches one object the agent wrote; otherwise the
   // changes against the closest one.
-  const candidates = originalDrafts(originalAnswer).map((draft) =>
-    changesFrom(originalTexts(draft), repaired),
-  );
+  const drafts = originalDrafts(originalAnswer);
+  if (drafts.length === 0) return textualChanges(originalAnswer, repaired);
+  const candidates = drafts.map((draft) => changesFrom(originalTexts(draft), repaired));
   return candidates.reduce((closest, changes) => (changes.length < closest.length ? changes : closest));
 }
 

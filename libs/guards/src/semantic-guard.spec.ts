@@ -72,18 +72,16 @@ describe('SemanticGuard', () => {
       outcome: { kind: 'UNAVAILABLE', reason: 'SEMANTIC_TRANSPORT' },
       calls: 2,
     },
-    {
-      name: 'a 401 (final, not retried)',
-      replies: [{ error: 401 }, SUPPORTED],
-      outcome: { kind: 'UNAVAILABLE', reason: 'SEMANTIC_TRANSPORT' },
-      calls: 1,
-    },
   ])('$name → $outcome.kind after $calls call(s)', async ({ replies, outcome, calls }) => {
     const { outcome: got, kit, journal } = await review(replies);
     expect(got).toMatchObject(outcome);
     expect(kit.model.callsFor('semantic-guard')).toHaveLength(calls);
     const verdicts = journal.events.filter((event) => event.eventType === 'SEMANTIC_VERDICT');
     expect(verdicts).toHaveLength(got.kind === 'VERDICT' ? 1 : 0);
+  });
+
+  it('a 401 is final: not retried, and it keeps its class for the fallback reason', async () => {
+    await expect(review([{ error: 401 }, SUPPORTED])).rejects.toMatchObject({ code: 'MODEL_AUTH_FAILED' });
   });
 
   it('a call slower than its timeout is a TIMEOUT failure, retried once', async () => {

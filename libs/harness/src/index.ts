@@ -28,6 +28,8 @@ export { errorOutcome, failureCode, runStopOf } from './retry/failure-classifica
 export type { ErrorOutcome, HarnessFailureCode } from './retry/failure-classification';
 export { ModelGateway } from './model/model-gateway';
 export { CHAT_PROVIDER } from './model/provider-chat-model';
+export { PROVIDER_FAILURE_CLASSES, ProviderBodyError } from './model/provider-errors';
+export type { ProviderRemedy } from './model/provider-errors';
 export type { ChatProvider, ProviderCallOptions } from './model/provider-chat-model';
 export { LlmProviderCheck } from './model/llm-provider-check';
 export { GatewayChatModel } from './model/gateway-chat-model';
@@ -38,7 +40,7 @@ export type { AgentResult, CanonicalInvocation } from './evidence/canonical-invo
 export { ToolBoundary } from './tools/tool-boundary';
 export type { BoundaryResult } from './tools/tool-boundary';
 export { bindHarnessTools } from './tools/harness-tool';
-export { HarnessToolNode } from './tools/harness-tool-node';
+export { AgentLoopStopped, HarnessToolNode } from './tools/harness-tool-node';
 export { ToolFailure } from './tools/harness-tool-definition';
 export type {
   AnyHarnessTool,

@@ -13,6 +13,9 @@
  *   `--reasoning-parser`): the model's thinking arrives inside `content` as `<think>…</think>\n\n`.
  * - `vllm-reasoning`: vLLM ≥ 0.9 / Ollama's OpenAI API: thinking in a `reasoning` field, never
  *   `reasoning_content`.
+ * - `openrouter-reasoning`: OpenRouter with a reasoning model: every reply carries `reasoning` and
+ *   `reasoning_details`, and a request whose earlier assistant tool-call turn lacks the
+ *   `reasoning_details` it was given is rejected (as providers behind OpenRouter that require them do).
  */
 export const PROVIDER_PROFILES = [
   'deepseek-thinking',
@@ -20,6 +23,7 @@ export const PROVIDER_PROFILES = [
   'lenient',
   'ollama-think',
   'vllm-reasoning',
+  'openrouter-reasoning',
 ] as const;
 export type ProviderProfile = (typeof PROVIDER_PROFILES)[number];
 
@@ -47,6 +51,9 @@ const invalidRequest = (message: string, param: string | null, code: string | nu
 /** DeepSeek's body for a missing reasoning round trip (as its API returns it). */
 export const DEEPSEEK_REASONING_MESSAGE =
   'The `reasoning_content` in the thinking mode must be passed back to the API.';
+/** A provider behind OpenRouter that needs its reasoning back (the wording varies by upstream). */
+export const OPENROUTER_REASONING_MESSAGE =
+  'Provider returned error: reasoning_details from the previous assistant turn must be passed back';
 export const OPENAI_UNANSWERED_TOOL_CALLS =
   "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.";
 const OPENAI_ORPHAN_TOOL =
@@ -207,6 +214,15 @@ export function checkRequest(profile: ProviderProfile, body: Record<string, unkn
     case 'ollama-think':
     case 'vllm-reasoning':
       return null;
+    case 'openrouter-reasoning':
+      return messages.some(
+        (message) =>
+          message.role === 'assistant' &&
+          toolCallIds(message).length > 0 &&
+          !Array.isArray(message.reasoning_details),
+      )
+        ? invalidRequest(OPENROUTER_REASONING_MESSAGE, null, null)
+        : null;
     case 'openai':
       return checkOpenAi(body, messages);
     case 'deepseek-thinking':
@@ -220,7 +236,9 @@ export interface ReplyShape {
   reasoning_content?: string;
   /** vLLM ≥ 0.9's name for the same thing. */
   reasoning?: string;
-  tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  /** OpenRouter's structured reasoning, to be returned as is. */
+  reasoning_details?: unknown[];
+  tool_calls: { id?: string; type: 'function'; function: { name: string; arguments: string } }[];
   finish_reason: string;
   completion_tokens: number;
 }
@@ -257,6 +275,14 @@ export function shapeReply(
   if (profile === 'vllm-reasoning') {
     delete shaped.reasoning_content;
     return { ...shaped, reasoning: thinking };
+  }
+  if (profile === 'openrouter-reasoning') {
+    delete shaped.reasoning_content;
+    return {
+      ...shaped,
+      reasoning: thinking,
+      reasoning_details: [{ type: 'reasoning.text', text: thinking }],
+    };
   }
   const reasoningTokens = approxTokens(shaped.reasoning_content ?? '');
   const used = approxTokens(

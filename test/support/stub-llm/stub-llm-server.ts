@@ -177,6 +177,11 @@ export class StubLlmServer {
       return this.sendError(res, 500, 'stub_exhausted', `stub script has no reply left for role "${role}"`);
     }
     if (reply.delay_ms && !(await waitUnlessClosed(reply.delay_ms, res))) return;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+    if (reply.body !== undefined) {
+      if (reply.retry_after !== undefined) res.setHeader('retry-after', reply.retry_after);
+      return sendRaw(res, reply.error ?? 200, reply.body);
+    }
     if (reply.error) {
       if (reply.retry_after !== undefined) res.setHeader('retry-after', reply.retry_after);
       return sendJson(res, reply.error, {
@@ -203,7 +208,10 @@ export class StubLlmServer {
       type: 'function' as const,
       function: {
         name: call.name,
-        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+        // Typed as the wire text; `arguments_as_object` sends the object itself, as llama.cpp does.
+        arguments: (typeof call.arguments === 'string' || call.arguments_as_object
+          ? call.arguments
+          : JSON.stringify(call.arguments)) as string,
       },
     }));
     const content = reply.template
@@ -237,6 +245,9 @@ export class StubLlmServer {
               ? { reasoning_content: shaped.reasoning_content }
               : {}),
             ...(shaped.reasoning !== undefined ? { reasoning: shaped.reasoning } : {}),
+            ...(shaped.reasoning_details !== undefined
+              ? { reasoning_details: shaped.reasoning_details }
+              : {}),
             ...(shaped.tool_calls.length > 0 ? { tool_calls: shaped.tool_calls } : {}),
           },
           finish_reason: shaped.finish_reason,
@@ -308,6 +319,14 @@ export class StubLlmServer {
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const text = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** A scripted body as it is: a string as text, anything else as JSON. */
+function sendRaw(res: ServerResponse, status: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const type = typeof body === 'string' ? 'text/html' : 'application/json';
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

@@ -9,9 +9,12 @@ export const stubReplySchema = z.strictObject({
   tool_calls: z
     .array(
       z.strictObject({
-        id: z.string(),
+        /** Left out: the call is sent without an `id` (some local servers do). */
+        id: z.string().optional(),
         name: z.string().min(1),
         arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+        /** Send object `arguments` as a JSON object, not a JSON text (llama.cpp, TGI). */
+        arguments_as_object: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -26,6 +29,14 @@ export const stubReplySchema = z.strictObject({
   error_message: z.string().optional(),
   /** With `error`: a `Retry-After` header, as delta-seconds ("2") or an HTTP date. */
   retry_after: z.string().optional(),
+  /**
+   * The body sent verbatim, any shape (a JSON value, or a string sent as text): with `error`, the error
+   * body in a provider's own shape (Gemini's array, vLLM's top-level message); without it, an HTTP 200
+   * whose body is this instead of a completion (gateways' `{"error":…}`).
+   */
+  body: z.unknown().optional(),
+  /** Extra response headers (retry-after-ms, x-ratelimit-reset-*). */
+  headers: z.record(z.string(), z.string()).optional(),
   /** Leave `usage` out of the completion, as some OpenAI-compatible servers do. */
   omit_usage: z.boolean().optional(),
   /** Wait this long before answering (the wait ends early if the client goes away). */

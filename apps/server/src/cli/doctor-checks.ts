@@ -245,18 +245,19 @@ export async function checkLlm(): Promise<Finding[]> {
   }
   const result = await checkLlmProvider(llm);
   const what = `${llm.model} at ${llm.baseUrl}`;
-  if (result.up) return [{ check, verdict: 'OK', message: `${what}: ${result.message}` }];
-  let fix = 'see README "Reasoning models and provider quirks"';
-  if (result.httpStatus === 401 || result.httpStatus === 403)
-    fix = 'set a valid LLM_API_KEY for LLM_BASE_URL';
-  else if (/not found/.test(result.message)) {
-    fix = 'set LLM_MODEL to a model the provider lists (GET $LLM_BASE_URL/models)';
-  } else if (result.httpStatus === null) {
-    fix = 'check LLM_BASE_URL (it ends in /v1 for most providers) and the network';
-  } else if (llm.startupCheck !== 'completion') {
-    fix = 'if the provider has no GET /models, set LLM_STARTUP_CHECK=completion and run the doctor again';
-  }
-  return [{ check, verdict: 'FAIL', message: `${what}: ${result.message}`, fix }];
+  // The check names the setting that is wrong, and only that one (docs/provider-failures.md).
+  if (result.up)
+    return [
+      { check, verdict: 'OK', message: `${what}: ${result.message}${result.fix ? ` (${result.fix})` : ''}` },
+    ];
+  return [
+    {
+      check,
+      verdict: 'FAIL',
+      message: `${what}: ${result.message}`,
+      fix: result.fix ?? 'read the provider message above (docs/provider-failures.md)',
+    },
+  ];
 }
 
 function grantFix(source: MysqlDataSourceConfig): string {

@@ -10,6 +10,33 @@ const CITES_NOTHING_REAL = draftJson({ cite: ['call_never_made'] });
 const WITH_LINK = draftJson({ text: 'see https://evil.example.com/fix for the fix' });
 const UNGROUNDED = draftJson({ text: '977 HikariPool connection timeouts in payment-gateway' });
 const GARBAGE = { content: 'not a verdict' };
+const EMPTY_DRAFT = JSON.stringify({
+  conclusion: null,
+  analysis: [],
+  action_plan: [],
+  recommendations: [],
+  limitations: { scope: '', missing_info: [] },
+});
+/** The grounded draft with camelCase keys and JSON5 habits (single quotes, trailing commas). */
+const CAMEL_JSON5 = GROUNDED.replace(
+  /"(based_on_analysis_ids|analysis_id|tool_call_ids|action_plan|requires_human_confirmation|missing_info)"/g,
+  (_m, key: string) => `'${key.replace(/_([a-z])/g, (_x, c: string) => c.toUpperCase())}'`,
+).replace(/}$/, ',}');
+const parsedGrounded = JSON.parse(GROUNDED) as {
+  conclusion: { text: string };
+  analysis: { text: string }[];
+  action_plan: { action: string }[];
+  recommendations: { text: string }[];
+  limitations: { scope: string; missing_info: string[] };
+};
+/** The grounded draft's texts written as a Markdown report. */
+const MARKDOWN = [
+  `# Diagnosis\n\n**Conclusion:** ${parsedGrounded.conclusion.text}`,
+  `## Analysis\n- ${parsedGrounded.analysis[0].text} (call_logs_1)`,
+  `## Actions\n- ${parsedGrounded.action_plan[0].action}`,
+  `## Recommendations\n- ${parsedGrounded.recommendations[0].text}`,
+  `## Limitations\n${parsedGrounded.limitations.scope}; ${parsedGrounded.limitations.missing_info[0]}`,
+].join('\n\n');
 /** A role's budget with no model call left. */
 const NO_CALLS = { maxModelCalls: 0, maxInputTokens: 1000, maxOutputTokens: 1000, maxTotalTokens: 2000 };
 
@@ -30,6 +57,52 @@ const CASES: {
     roles: { 'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED), 'semantic-guard': [SUPPORTED] },
     outcome: 'SUCCESS',
     statuses: ['EVIDENCE_VALIDATING', 'SEMANTIC_VALIDATING', 'RELEASING'],
+  },
+  {
+    name: 'a draft with camelCase keys written as JSON5',
+    roles: { 'diagnosis-agent': agentTurnsOnFakeLogs(CAMEL_JSON5), 'semantic-guard': [SUPPORTED] },
+    outcome: 'SUCCESS',
+    statuses: ['EVIDENCE_VALIDATING', 'SEMANTIC_VALIDATING', 'RELEASING'],
+  },
+  {
+    name: 'a Markdown report the repair converts, texts unchanged',
+    roles: {
+      'diagnosis-agent': agentTurnsOnFakeLogs(MARKDOWN),
+      'evidence-repair': [{ content: GROUNDED }],
+      'semantic-guard': [SUPPORTED],
+    },
+    outcome: 'SUCCESS',
+    statuses: ['EVIDENCE_VALIDATING', 'EVIDENCE_REPAIRING', 'SEMANTIC_VALIDATING', 'RELEASING'],
+  },
+  {
+    name: 'a Markdown report the repair rewrites',
+    roles: {
+      'diagnosis-agent': agentTurnsOnFakeLogs(MARKDOWN),
+      'evidence-repair': [{ content: draftJson({ cite: ['call_logs_1'], marker: 'REWRITTEN' }) }],
+    },
+    outcome: 'FALLBACK',
+    type: 'EVIDENCE_VALIDATION_FAILED',
+    reason: 'EVIDENCE_VALIDATION_FAILED',
+    statuses: ['EVIDENCE_VALIDATING', 'EVIDENCE_REPAIRING'],
+  },
+  {
+    name: 'an answer that stays unreadable after the repair',
+    roles: {
+      'diagnosis-agent': agentTurnsOnFakeLogs('I could not finish the report.'),
+      'evidence-repair': [{ content: 'Sorry, still no JSON.' }],
+    },
+    outcome: 'FALLBACK',
+    type: 'EVIDENCE_VALIDATION_FAILED',
+    reason: 'DRAFT_UNREADABLE',
+    statuses: ['EVIDENCE_VALIDATING', 'EVIDENCE_REPAIRING'],
+  },
+  {
+    name: 'a report with no conclusion and no references',
+    roles: { 'diagnosis-agent': agentTurnsOnFakeLogs(EMPTY_DRAFT) },
+    outcome: 'FALLBACK',
+    type: 'EVIDENCE_VALIDATION_FAILED',
+    reason: 'DRAFT_EMPTY',
+    statuses: ['EVIDENCE_VALIDATING'],
   },
   {
     name: 'citations still wrong after the repair',

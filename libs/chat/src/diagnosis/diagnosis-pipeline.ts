@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AgentLoopStopped,
   errorOutcome,
   harnessConfig,
   HarnessConfig,
@@ -11,6 +12,7 @@ import {
   checkDraftRelease,
   checkGrounding,
   DiagnosisReport,
+  Draft,
   EvidenceGuard,
   Fallback,
   fallbackReport,
@@ -36,6 +38,9 @@ export type DiagnosisFallbackReason =
   | 'EVIDENCE_VALIDATION_FAILED'
   | 'EVIDENCE_STORE_UNAVAILABLE'
   | 'EVIDENCE_STORE_LOST'
+  | 'DRAFT_UNREADABLE'
+  | 'DRAFT_EMPTY'
+  | 'AGENT_LOOP_REPEATED'
   | `REPAIR_${GuardFailureCode}`
   | 'RELEASE_CHECK_FAILED'
   | 'GROUNDING_CHECK_FAILED'
@@ -70,6 +75,11 @@ function guardFailureCode(error: unknown): GuardFailureCode | null {
   }
 }
 
+/** No conclusion and no cited tool call anywhere: nothing a reader could act on or check. */
+export function isEmptyDraft(draft: Draft): boolean {
+  return draft.conclusion === null && draft.analysis.every((item) => item.tool_call_ids.length === 0);
+}
+
 /** Only the client going away stops the guard phase; a passed deadline ends in the fallback instead. */
 export function throwIfCancelled(ctx: RunContext): void {
   if (ctx.signal.aborted && ctx.signal.reason instanceof RunCancelled) throw ctx.signal.reason;
@@ -102,6 +112,10 @@ export class DiagnosisPipeline {
     let answer: string;
     try {
       answer = await this.agent.run(agentCtx, query, previousTurn, observer);
+    } catch (error) {
+      // A loop that only repeats calls already answered is stopped early, under its own reason.
+      if (!(error instanceof AgentLoopStopped)) throw error;
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'AGENT_LOOP_REPEATED', null);
     } finally {
       agentCtx.close();
     }
@@ -122,18 +136,28 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
-      // A store outage (Redis away, or back without this run's records) is not a draft the agent got
-      // wrong: its own reason says so.
+      // A store outage (Redis away, or back without this run's records), or an answer that could not be
+      // read at all, is not a citation the agent got wrong: each has its own reason.
       const reason = guarded.storeLost
         ? 'EVIDENCE_STORE_LOST'
         : guarded.storeUnavailable
           ? 'EVIDENCE_STORE_UNAVAILABLE'
-          : 'EVIDENCE_VALIDATION_FAILED';
+          : guarded.unreadable
+            ? 'DRAFT_UNREADABLE'
+            : 'EVIDENCE_VALIDATION_FAILED';
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
     }
 
     throwIfCancelled(ctx);
     const snapshot = guarded.check.snapshot;
+    // A report that concludes nothing and cites nothing says nothing: never released as a success.
+    if (isEmptyDraft(guarded.draft)) {
+      ctx.logger(DiagnosisPipeline.name).warn('the draft has no conclusion and cites no evidence', {
+        error_code: 'DRAFT_EMPTY',
+        analysis: guarded.draft.analysis.length,
+      });
+      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'DRAFT_EMPTY', null);
+    }
     // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
     const checked = checkDraftRelease(guarded.draft, snapshot);
     if (!checked.ok) {

@@ -45,6 +45,12 @@ export class LlmEnv {
    */
   @IsOptional() @IsIn(STARTUP_CHECKS) LLM_STARTUP_CHECK?: StartupCheck;
 
+  /**
+   * How long a model call waits for the provider's first response byte (the headers) before it fails
+   * as MODEL_TIMEOUT: a hung provider is named within this, far below the run deadline (180 s).
+   */
+  @IsInt() @Min(1000) @Max(600_000) LLM_FIRST_BYTE_TIMEOUT_MS: number = 30_000;
+
   /** A JSON object merged into every request body, e.g. {"thinking":{"type":"enabled"}}. */
   @IsOptional() @IsString() LLM_EXTRA_BODY?: string;
 
@@ -99,6 +105,7 @@ export function loadLlmConfig(source: Record<string, string | undefined> = proce
     reasoningEffort: env.LLM_REASONING_EFFORT,
     extraBody: parseExtraBody(env.LLM_EXTRA_BODY),
     startupCheck: env.LLM_STARTUP_CHECK ?? (source.NODE_ENV === 'test' ? 'off' : 'models'),
+    firstByteTimeoutMs: env.LLM_FIRST_BYTE_TIMEOUT_MS,
     maxTokens,
   };
 }

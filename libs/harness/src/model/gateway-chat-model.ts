@@ -5,6 +5,7 @@ import { RunContext } from '../run/run-context';
 import { runUniqueToolCallIds } from '../tools/tool-call-id';
 import { textOf } from './model-audit';
 import { ModelGateway, ModelToolSet, modelToolSet } from './model-gateway';
+import { withToolCallHabits } from './tool-call-habits';
 import { PromptRole } from './prompt-library';
 
 /**
@@ -33,8 +34,35 @@ export class GatewayChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const reply = await this.gateway.invoke(this.ctx, { role: this.role, messages, tools: this.tools });
-    const message = this.withRunUniqueIds(messages, withMalformedCallsAsToolCalls(reply));
+    const message = this.withRunUniqueIds(messages, this.withHabitsHandled(messages, reply));
     return { generations: [{ message, text: textOf(message.content) }] };
+  }
+
+  /**
+   * Tool calls as the provider's habits send them (tool-call-habits.ts): text in the content, a prefixed
+   * or re-cased name, no id. What was changed is a timeline event and, for calls written as text that
+   * cannot be read, a warn line (the reply then stays text and ends the loop as an unreadable draft).
+   */
+  private withHabitsHandled(history: BaseMessage[], reply: AIMessage): AIMessage {
+    if (!this.tools) return reply;
+    const turn = history.filter((message) => isAIMessage(message)).length;
+    const { message, notes } = withToolCallHabits(
+      withMalformedCallsAsToolCalls(reply),
+      this.tools.names,
+      (index) => `call_auto_${turn}_${index}`,
+    );
+    if (notes.textFormat === null && notes.renamed.length === 0 && notes.assignedIds === 0) return message;
+    this.ctx.journal.event('TOOL', 'TOOL_CALL_NORMALISED', {
+      ...(notes.textFormat ? { text_format: notes.textFormat, text_unreadable: notes.textUnreadable } : {}),
+      renamed: notes.renamed.length,
+      assigned_ids: notes.assignedIds,
+    });
+    if (notes.textUnreadable)
+      this.ctx.logger('GatewayChatModel').warn('tool calls written as text could not be read', {
+        error_code: 'TOOL_CALL_TEXT_UNREADABLE',
+        text_format: notes.textFormat,
+      });
+    return message;
   }
 
   /**

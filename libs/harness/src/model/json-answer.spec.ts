@@ -1,4 +1,4 @@
-import { jsonObjectsIn, parseJsonAnswer } from './json-answer';
+import { asciiStructure, jsonObjectsIn, parseJsonAnswer } from './json-answer';
 
 describe('parseJsonAnswer', () => {
   it.each<[string, string, unknown]>([
@@ -23,7 +23,31 @@ describe('parseJsonAnswer', () => {
     ['fence with broken JSON', 'Report:\n```json\n{"a":\n```', undefined],
     ['unbalanced object + remark', '{"a":1 trailing', undefined],
     ['empty', '', undefined],
+    [
+      'JSON5: trailing commas, comments, single quotes, bare keys',
+      "{a: 'x', // why\n b: [1, 2,],}",
+      { a: 'x', b: [1, 2] },
+    ],
+    ['JSON5 in a fence', "```json\n{'a': 1,}\n```", { a: 1 }],
+    [
+      'full-width quotes, colons and commas',
+      '{“a”：“连接池：耗尽”，“b”：［1，2］}',
+      { a: '连接池：耗尽', b: [1, 2] },
+    ],
+    ['full-width punctuation inside an ASCII string is content', '{"a"："x，y：z"}', { a: 'x，y：z' }],
+    ['a truncated object is not guessed', '{"a": "cut off', undefined],
+    ['a bare word is not an object', 'DIAGNOSIS', undefined],
+    ['Markdown is not JSON', '# Report\n\n**Conclusion**: the pool is exhausted', undefined],
   ])('%s', (_rule, text, value) => expect(parseJsonAnswer(text)).toEqual(value));
+});
+
+describe('asciiStructure', () => {
+  it.each([
+    ['{“a”：1}', '{"a":1}'],
+    ['{"a"："“quoted”"}', '{"a":"“quoted”"}'],
+    ['{“a”：“say "hi"”}', '{"a":"say \\"hi\\""}'],
+    ["{'a'：'x：y'}", "{'a':'x：y'}"],
+  ])('%p -> %p', (text, ascii) => expect(asciiStructure(text)).toBe(ascii));
 });
 
 describe('jsonObjectsIn', () => {

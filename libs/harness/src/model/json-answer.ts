@@ -1,15 +1,65 @@
+import JSON5 from 'json5';
+
 const WHOLE_FENCE = /^\s*```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```\s*$/i;
 const FENCE = /```[ \t]*(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```/gi;
 
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Full-width structural punctuation, as Chinese input methods type it, and its JSON form. */
+const FULL_WIDTH: Record<string, string> = {
+  '：': ':',
+  '，': ',',
+  '｛': '{',
+  '｝': '}',
+  '［': '[',
+  '］': ']',
+};
+
+/**
+ * The text with full-width JSON punctuation outside strings made ASCII: `“…”` as string quotes,
+ * `：` `，` `｛｝` `［］` as structure. Text inside a string is kept exactly (a `：` there is content).
+ */
+export function asciiStructure(text: string): string {
+  let out = '';
+  let close: string | null = null;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (close === null) {
+      if (char === '"' || char === "'") close = char;
+      else if (char === '“') {
+        out += '"';
+        close = '”';
+        continue;
+      }
+      out += FULL_WIDTH[char] ?? char;
+    } else if (char === '\\' && close !== '”') {
+      out += char + (text[index + 1] ?? '');
+      index += 1;
+    } else if (char === close) {
+      out += close === '”' ? '"' : char;
+      close = null;
+    } else out += close === '”' && char === '"' ? '\\"' : char;
+  }
+  return out;
+}
+
+/**
+ * A JSON value, read strictly first; an object is also read as JSON5 (comments, trailing commas, single
+ * quotes, bare keys) with full-width punctuation made ASCII, the forms models write when asked for JSON.
+ * A truncated or otherwise broken text stays unread: nothing is guessed.
+ */
 function parse(text: string): { value: unknown } | undefined {
   try {
     return { value: JSON.parse(text.trim()) as unknown };
   } catch {
-    return undefined;
+    try {
+      const value: unknown = JSON5.parse(asciiStructure(text.trim()));
+      return isObject(value) ? { value } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
-
-const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Length of the balanced `{…}` at the start of `text` (strings and escapes respected), or 0. */
 function leadingObjectLength(text: string): number {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { BaseMessage } from '@langchain/core/messages';
 import { AIMessage } from '@langchain/core/messages';
 import type { BindToolsInput } from '@langchain/core/language_models/chat_models';
@@ -12,9 +12,15 @@ import { BudgetAudit } from '../run/budget-audit';
 import { BudgetExhausted, ModelCallFailed, RunDeadlineExceeded } from '../run/harness-errors';
 import { RunContext } from '../run/run-context';
 import { estimatedTokenUsage, reasoningAuditOf, tokenUsageOf, UNAVAILABLE_AUDIT } from './model-audit';
+import { LlmProviderCheck } from './llm-provider-check';
 import { PromptLibrary, PromptRole } from './prompt-library';
 import { CHAT_PROVIDER, ChatProvider, generateOnce } from './provider-chat-model';
-import { classifyProviderError, providerErrorDetails } from './provider-errors';
+import {
+  classifyProviderError,
+  classifyProviderReply,
+  PROVIDER_FAILURE_CLASSES,
+  providerErrorDetails,
+} from './provider-errors';
 
 /** Where each role's model steps appear in the run's timeline. */
 const ROLE_PHASE: Record<PromptRole, TimelinePhase> = {
@@ -68,6 +74,7 @@ export class ModelGateway {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     private readonly budgetAudit: BudgetAudit,
     @Inject(CHAT_PROVIDER) private readonly model: ChatProvider,
+    @Optional() private readonly providerCheck?: LlmProviderCheck,
   ) {
     this.prompts = new PromptLibrary(llm.promptsDir);
   }
@@ -78,6 +85,7 @@ export class ModelGateway {
 
   private async call(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
     ctx.throwIfStopped();
+    this.throwIfKnownDown(ctx, request);
     const stepIndex = this.reserve(ctx, request.role);
     const startedAt = new Date();
     const messages = [this.prompts.systemMessage(request.role, request.tools?.names), ...request.messages];
@@ -106,6 +114,9 @@ export class ModelGateway {
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onStop);
       });
+      // A completion that is the provider's refusal (content filter, nothing written) is a failure too.
+      const refusal = classifyProviderReply(message);
+      if (refusal) throw refusal;
     } catch (error) {
       const failure: Error = ctx.signal.aborted
         ? (ctx.signal.reason as Error)
@@ -113,7 +124,10 @@ export class ModelGateway {
           ? new RunDeadlineExceeded()
           : call.signal.aborted
             ? new ModelCallFailed('TIMEOUT', 'MODEL_TIMEOUT')
-            : classifyProviderError(error);
+            : error instanceof ModelCallFailed
+              ? error
+              : // The service's own error (e.g. building the request) stays its own: never the provider's.
+                (classifyProviderError(error) ?? (error as Error));
       this.logFailure(ctx, request, failure, error);
       ctx.journal.modelStep(
         {
@@ -174,16 +188,59 @@ export class ModelGateway {
    * the provider's status, error type/code and message (credentials redacted), never the prompt.
    */
   private logFailure(ctx: RunContext, request: ModelRequest, failure: Error, cause: unknown): void {
+    const log = ctx.logger('ModelGateway');
+    if (!(failure instanceof ModelCallFailed) && failure === cause) {
+      // Not the provider's answer: the service failed around the call (its name only, never the payload).
+      log.warn(
+        `model call failed inside the service, not at the provider (${request.role}): ${failure.name}`,
+        {
+          role: request.role,
+          attempt: request.attempt ?? 1,
+          error_code: failureCode(failure),
+          origin: 'service',
+          error_name: failure.name,
+        },
+      );
+      return;
+    }
     const provider =
-      failure instanceof ModelCallFailed ? providerErrorDetails(cause, [this.llm.apiKey]) : null;
-    ctx.logger('ModelGateway').warn(`model call failed (${request.role}): ${failureCode(failure)}`, {
+      failure instanceof ModelCallFailed && failure !== cause
+        ? providerErrorDetails(cause, [this.llm.apiKey])
+        : null;
+    const fromReply = failure instanceof ModelCallFailed && failure === cause;
+    const known =
+      failure instanceof ModelCallFailed && failure.code in PROVIDER_FAILURE_CLASSES
+        ? PROVIDER_FAILURE_CLASSES[failure.code as keyof typeof PROVIDER_FAILURE_CLASSES]
+        : null;
+    log.warn(`model call failed (${request.role}): ${failureCode(failure)}`, {
       role: request.role,
       attempt: request.attempt ?? 1,
       error_code: failureCode(failure),
-      http_status: provider?.status ?? null,
+      ...(known ? { transient: known.transient, remedy: known.remedy } : {}),
+      http_status: fromReply ? 200 : (provider?.status ?? null),
       provider_error_type: provider?.type ?? null,
       provider_error_code: provider?.code ?? null,
       provider_message: provider?.message ?? null,
+      ...(provider?.network_code ? { network_code: provider.network_code } : {}),
+      ...(fromReply ? { finish_reason: 'content_filter' } : {}),
+    });
+  }
+
+  /**
+   * While the provider check knows the provider is down (a failure less than 30 s old), a call fails at
+   * once under that cause, never retried: no user waits on a provider that is known not to answer.
+   */
+  private throwIfKnownDown(ctx: RunContext, request: ModelRequest): void {
+    const down = this.providerCheck?.knownFailure();
+    if (!down?.code) return;
+    ctx.logger('ModelGateway').warn(`model call not made: the provider is known to be down (${down.code})`, {
+      role: request.role,
+      error_code: down.code,
+      http_status: down.httpStatus,
+      provider_check: down.message,
+    });
+    throw new ModelCallFailed(down.code === 'MODEL_TIMEOUT' ? 'TIMEOUT' : 'TRANSPORT', down.code, {
+      transient: false,
     });
   }
 

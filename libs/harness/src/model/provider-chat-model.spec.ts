@@ -2,7 +2,16 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { convertMessagesToCompletionsMessageParams, OpenAIClient } from '@langchain/openai';
-import { assistantReasoningOf, ProviderChatModel, withAssistantReasoning } from './provider-chat-model';
+import {
+  assistantReasoningOf,
+  firstByteBounded,
+  FirstByteTimeout,
+  ProviderChatModel,
+  RETURNED_REASONING,
+  withAssistantReasoning,
+  withReasoningField,
+} from './provider-chat-model';
+import { classifyProviderError, providerErrorDetails } from './provider-errors';
 
 const call = (id: string) => ({
   id,
@@ -52,6 +61,52 @@ describe('reasoning_content round trip', () => {
   });
 });
 
+describe('every reasoning field the provider returned goes back', () => {
+  const details = [{ type: 'reasoning.encrypted', data: 'opaque' }];
+  it('sends back reasoning and reasoning_details exactly as returned, nothing else', () => {
+    const completion = withReasoningField({
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          logprobs: null,
+          message: {
+            role: 'assistant',
+            content: '',
+            refusal: null,
+            reasoning: 'R',
+            reasoning_details: details,
+          } as never,
+        },
+      ],
+    });
+    const returned = (completion.choices[0].message as unknown as Record<string, unknown>)[
+      RETURNED_REASONING
+    ];
+    expect(returned).toEqual({ reasoning: 'R', reasoning_details: details });
+    const history = [
+      new HumanMessage('q'),
+      new AIMessage({
+        content: '',
+        tool_calls: [call('c1')],
+        additional_kwargs: { reasoning_content: 'R', [RETURNED_REASONING]: returned },
+      }),
+      new ToolMessage({ content: '{}', tool_call_id: 'c1' }),
+    ];
+    const request = {
+      model: 'm',
+      messages: convertMessagesToCompletionsMessageParams({ messages: history, model: 'm' }),
+    };
+    const [, assistant] = withAssistantReasoning(request, assistantReasoningOf(history)).messages;
+    expect(assistant).toMatchObject({ reasoning: 'R', reasoning_details: details });
+    expect(assistant).not.toHaveProperty('reasoning_content');
+  });
+});
+
 describe('ProviderChatModel transport', () => {
   let server: Server;
   let requests = 0;
@@ -78,6 +133,113 @@ describe('ProviderChatModel transport', () => {
     });
     await expect(model.invoke([new HumanMessage('hi')])).rejects.toMatchObject({ status: 503 });
     expect(requests).toBe(1);
+  });
+});
+
+describe('ProviderChatModel: what the real client makes of provider bodies', () => {
+  let server: Server;
+  let next: { status: number; body: unknown } = { status: 200, body: {} };
+  let baseURL = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(next.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(next.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const model = () =>
+    new ProviderChatModel({ model: 'm', apiKey: 'k', configuration: { baseURL }, maxRetries: 0 });
+
+  it.each([
+    [
+      "Gemini's 400 array body",
+      400,
+      [
+        {
+          error: {
+            code: 400,
+            message: 'API key not valid. Please pass a valid API key.',
+            status: 'INVALID_ARGUMENT',
+          },
+        },
+      ],
+      'MODEL_AUTH_FAILED',
+      'API key not valid. Please pass a valid API key.',
+    ],
+    [
+      "vLLM's top-level error body",
+      404,
+      {
+        object: 'error',
+        message: 'The model `m` does not exist.',
+        type: 'NotFoundError',
+        param: null,
+        code: 404,
+      },
+      'MODEL_NOT_FOUND',
+      'The model `m` does not exist.',
+    ],
+    [
+      'an HTTP 200 whose body is an error',
+      200,
+      { error: { code: 402, message: 'Insufficient credits' } },
+      'MODEL_QUOTA_EXHAUSTED',
+      'Insufficient credits',
+    ],
+    [
+      'a 400 context_length_exceeded',
+      400,
+      {
+        error: {
+          message: "This model's maximum context length is 8192 tokens.",
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
+      'MODEL_CONTEXT_TOO_LONG',
+      "This model's maximum context length is 8192 tokens.",
+    ],
+  ])('%s → %s', async (_shape, status, body, code, message) => {
+    next = { status, body };
+    const error = await model()
+      .invoke([new HumanMessage('hi')])
+      .catch((thrown: unknown) => thrown);
+    expect(classifyProviderError(error)?.code).toBe(code);
+    expect(providerErrorDetails(error).message).toBe(message);
+  });
+
+  it('reads tool call arguments sent as a JSON object, and a call without an id', async () => {
+    next = {
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'tool_calls',
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { type: 'function', function: { name: 'query_logs', arguments: { topic: 'APP' } } },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const reply = (await model().invoke([new HumanMessage('hi')])) as AIMessage;
+    expect(reply.tool_calls).toEqual([
+      expect.objectContaining({ name: 'query_logs', args: { topic: 'APP' } }),
+    ]);
+    expect(reply.invalid_tool_calls ?? []).toEqual([]);
   });
 });
 
@@ -159,5 +321,41 @@ describe('ProviderChatModel: a reply whose tool calls are all unreadable', () =>
     expect(message.tool_calls?.map((call) => call.id)).toEqual(['c1']);
     expect(message.invalid_tool_calls?.map((call) => call.id)).toEqual(['c2']);
     expect(message.additional_kwargs.tool_calls).toHaveLength(2);
+  });
+});
+
+describe('firstByteBounded', () => {
+  let server: Server;
+  let url = '';
+  beforeAll(async () => {
+    // Answers /slow never (headers withheld), /fast at once.
+    server = createServer((req, res) => {
+      if (req.url === '/fast') res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('fails a request whose headers do not come in time, as a timeout', async () => {
+    await expect(firstByteBounded(200)(`${url}/slow`)).rejects.toBeInstanceOf(FirstByteTimeout);
+  });
+
+  it('lets a prompt answer through', async () => {
+    expect((await firstByteBounded(2000)(`${url}/fast`)).status).toBe(200);
+  });
+
+  it('is classified as MODEL_TIMEOUT through the real client', async () => {
+    const model = new ProviderChatModel({
+      model: 'm',
+      apiKey: 'k',
+      configuration: { baseURL: `${url}/slow`, fetch: firstByteBounded(200) },
+      maxRetries: 0,
+    });
+    const error = await model.invoke([new HumanMessage('hi')]).catch((thrown: unknown) => thrown);
+    expect(classifyProviderError(error)?.code).toBe('MODEL_TIMEOUT');
   });
 });

@@ -10,6 +10,7 @@ import {
   wrapOpenAIClientError,
 } from '@langchain/openai';
 import type { LlmConfig } from '../config/llm.config';
+import { ProviderBodyError } from './provider-errors';
 
 export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
   /** The call's output bound, sent as `max_tokens` (or `max_completion_tokens` where the library uses it). */
@@ -18,31 +19,43 @@ export interface ProviderCallOptions extends ChatOpenAICompletionsCallOptions {
 
 /** Per-call data carried from `_generate` to `completionWithRetry` inside the SDK request options. */
 const ROUND_TRIP = Symbol('provider-round-trip');
-type RequestOptions = OpenAIClient.RequestOptions & { [ROUND_TRIP]?: (string | undefined)[] };
+type ReasoningFields = Record<string, unknown>;
+type RequestOptions = OpenAIClient.RequestOptions & { [ROUND_TRIP]?: (ReasoningFields | undefined)[] };
 type CompletionRequest = OpenAIClient.Chat.ChatCompletionCreateParams;
 
-/** `reasoning_content` of each assistant message, in order; undefined where the provider sent none. */
-export function assistantReasoningOf(messages: BaseMessage[]): (string | undefined)[] {
+/**
+ * The reasoning fields providers return on an assistant message and require back on later turns:
+ * DeepSeek's `reasoning_content`, vLLM/Ollama/OpenRouter's `reasoning`, OpenRouter's `reasoning_details`.
+ */
+export const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details'] as const;
+/** Where a reply keeps the reasoning fields exactly as the provider returned them (additional_kwargs). */
+export const RETURNED_REASONING = 'provider_reasoning_fields';
+
+/** The reasoning fields each assistant message came with, in order; undefined where the provider sent none. */
+export function assistantReasoningOf(messages: BaseMessage[]): (ReasoningFields | undefined)[] {
   return messages.filter(AIMessage.isInstance).map((message) => {
+    const returned = message.additional_kwargs?.[RETURNED_REASONING];
+    if (typeof returned === 'object' && returned !== null && Object.keys(returned).length > 0)
+      return returned as ReasoningFields;
     const reasoning = message.additional_kwargs?.reasoning_content;
-    return typeof reasoning === 'string' ? reasoning : undefined;
+    return typeof reasoning === 'string' ? { reasoning_content: reasoning } : undefined;
   });
 }
 
 /**
- * Puts each assistant message's reasoning back onto the serialised request, matching assistant
+ * Puts each assistant message's reasoning fields back onto the serialised request, matching assistant
  * messages by position (the converter maps messages one to one and keeps their order).
  */
 export function withAssistantReasoning<T extends CompletionRequest>(
   request: T,
-  reasoning: (string | undefined)[],
+  reasoning: (ReasoningFields | undefined)[],
 ): T {
   if (!reasoning.some((value) => value !== undefined)) return request;
   let index = 0;
   const messages = request.messages.map((message) => {
     if (message.role !== 'assistant') return message;
     const value = reasoning[index++];
-    return value === undefined ? message : { ...message, reasoning_content: value };
+    return value === undefined ? message : { ...message, ...value };
   });
   return { ...request, messages };
 }
@@ -96,10 +109,21 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
    * stay in `invalid_tool_calls`, exactly as the library records them.
    */
   protected override _convertCompletionsMessageToBaseMessage(
-    message: OpenAIClient.Chat.Completions.ChatCompletionMessage,
+    original: OpenAIClient.Chat.Completions.ChatCompletionMessage,
     rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
   ): BaseMessage {
-    const raw = message.tool_calls ?? [];
+    const returned = (original as { [RETURNED_REASONING]?: ReasoningFields })[RETURNED_REASONING];
+    const base = this.convertMessage(original, rawResponse);
+    if (returned && AIMessage.isInstance(base)) base.additional_kwargs[RETURNED_REASONING] = returned;
+    return base;
+  }
+
+  private convertMessage(
+    original: OpenAIClient.Chat.Completions.ChatCompletionMessage,
+    rawResponse: OpenAIClient.Chat.Completions.ChatCompletion,
+  ): BaseMessage {
+    const raw = (original.tool_calls ?? []).map(withTextArguments);
+    const message = raw.length > 0 ? { ...original, tool_calls: raw } : original;
     const invalid = [];
     for (const call of raw) {
       try {
@@ -146,12 +170,58 @@ export class ProviderChatModel extends ChatOpenAICompletions<ProviderCallOptions
     // ever make the one attempt, at a cost on every call. Errors are wrapped as the library wraps them,
     // so failure classification is unchanged. `_getClientOptions` also creates the client on first use.
     const clientOptions = this._getClientOptions({ ...sdkOptions, maxRetries: 0 });
-    return this.client.chat.completions
-      .create(augmented, clientOptions)
-      .then(withReasoningField, (error: unknown) => {
+    keepErrorBodies(this.client);
+    return this.client.chat.completions.create(augmented, clientOptions).then(
+      (completion) => withReasoningField(completionOrBodyError(completion)),
+      (error: unknown) => {
         throw wrapOpenAIClientError(error);
-      });
+      },
+    );
   }
+}
+
+type RawToolCall = OpenAIClient.Chat.Completions.ChatCompletionMessageToolCall;
+
+/**
+ * A call whose `arguments` came as a JSON object (llama.cpp, TGI) instead of the JSON text the
+ * library parses: serialised, so it is read like any other call rather than refused as malformed.
+ */
+export function withTextArguments(call: RawToolCall): RawToolCall {
+  const fn = (call as { function?: { name: string; arguments?: unknown } }).function;
+  if (!fn || typeof fn.arguments === 'string') return call;
+  const text = fn.arguments === undefined || fn.arguments === null ? '{}' : JSON.stringify(fn.arguments);
+  return { ...call, function: { ...fn, arguments: text } } as RawToolCall;
+}
+
+const KEEPS_BODIES = new WeakSet<object>();
+type StatusErrorFactory = (
+  status: number,
+  body: object | undefined,
+  message: string | undefined,
+  headers: Headers,
+) => Error;
+
+/**
+ * The SDK keeps only a body's `error` member on its APIError, so a body in another shape (vLLM's
+ * top-level `message`, Gemini's JSON array) reaches the classifier as "no body". Each client's status
+ * errors get the whole parsed body as `providerBody` (provider-errors.ts reads it), once per client.
+ */
+function keepErrorBodies(client: OpenAIClient): void {
+  if (KEEPS_BODIES.has(client)) return;
+  KEEPS_BODIES.add(client);
+  // `makeStatusError` is the SDK's protected factory for every non-2xx answer.
+  const target = client as unknown as { makeStatusError: StatusErrorFactory };
+  const original = target.makeStatusError.bind(client);
+  target.makeStatusError = (status, body, message, headers) =>
+    Object.assign(original(status, body, message, headers), { providerBody: body ?? message });
+}
+
+/** A 200 whose body is not a completion: an error body (gateways) or something else, never a TypeError. */
+export function completionOrBodyError(
+  completion: OpenAIClient.Chat.Completions.ChatCompletion,
+): OpenAIClient.Chat.Completions.ChatCompletion {
+  if (Array.isArray((completion as { choices?: unknown }).choices)) return completion;
+  throw new ProviderBodyError(completion);
 }
 
 /**
@@ -162,12 +232,18 @@ export function withReasoningField(
   completion: OpenAIClient.Chat.Completions.ChatCompletion,
 ): OpenAIClient.Chat.Completions.ChatCompletion {
   const choices = completion.choices.map((choice) => {
-    const message = choice.message as typeof choice.message & {
-      reasoning?: unknown;
-      reasoning_content?: unknown;
-    };
-    if (typeof message.reasoning !== 'string' || message.reasoning_content !== undefined) return choice;
-    return { ...choice, message: { ...message, reasoning_content: message.reasoning } };
+    const message = choice.message as typeof choice.message & Record<string, unknown>;
+    // Kept exactly as returned, to be sent back on later turns (providers' docs require it).
+    const returned = Object.fromEntries(
+      REASONING_FIELDS.filter((field) => message[field] !== undefined && message[field] !== null).map(
+        (field) => [field, message[field]],
+      ),
+    );
+    const withReturned =
+      Object.keys(returned).length > 0 ? { ...message, [RETURNED_REASONING]: returned } : message;
+    if (typeof message.reasoning !== 'string' || message.reasoning_content !== undefined)
+      return { ...choice, message: withReturned };
+    return { ...choice, message: { ...withReturned, reasoning_content: message.reasoning } };
   });
   return { ...completion, choices };
 }
@@ -207,7 +283,7 @@ export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {
   return new ProviderChatModel({
     model: llm.model,
     apiKey: llm.apiKey,
-    configuration: { baseURL: llm.baseUrl },
+    configuration: { baseURL: llm.baseUrl, fetch: firstByteBounded(llm.firstByteTimeoutMs) },
     maxRetries: 0,
     streaming: false,
     temperature: llm.temperature,
@@ -218,4 +294,33 @@ export function createProviderChatModel(llm: LlmConfig): ProviderChatModel {
       ...(llm.reasoningEffort ? { reasoning_effort: llm.reasoningEffort } : {}),
     },
   });
+}
+
+/** The error a call fails with when no response byte came in time (classified as MODEL_TIMEOUT). */
+export class FirstByteTimeout extends Error {
+  constructor(readonly afterMs: number) {
+    super(`no response from the provider within ${afterMs} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * `fetch` that fails when the response headers do not arrive within `ms` (a hung provider), while the
+ * body may take as long as the call's own timeout allows. The caller's signal still aborts it.
+ */
+export function firstByteBounded(ms: number, base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(init?.signal?.reason);
+    if (init?.signal?.aborted) onAbort();
+    else init?.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new FirstByteTimeout(ms)), ms);
+    try {
+      return await base(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      throw controller.signal.reason instanceof FirstByteTimeout ? controller.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }

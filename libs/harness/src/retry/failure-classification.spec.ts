@@ -32,10 +32,10 @@ describe('the error → outcome table', () => {
       stop: null,
     },
     {
-      error: new ModelCallFailed('TRANSPORT', 'MODEL_HTTP_401'),
+      error: new ModelCallFailed('TRANSPORT', 'MODEL_AUTH_FAILED'),
       source: 'MODEL_CALL',
       kind: 'TRANSPORT',
-      code: 'MODEL_HTTP_401',
+      code: 'MODEL_AUTH_FAILED',
       stop: null,
     },
     {
@@ -75,6 +75,7 @@ describe('the error → outcome table', () => {
       kind: null,
       code: 'TRANSPORT',
       operation: 'intent_router',
+      lastCode: null,
     });
   });
 });

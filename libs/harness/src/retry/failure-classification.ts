@@ -22,7 +22,14 @@ export type ErrorOutcome =
   | { source: 'RUN_STOP'; kind: RunStop; code: RunStop }
   | { source: 'BUDGET'; kind: 'BUDGET_EXHAUSTED'; code: BudgetCode; limit: BudgetLimit }
   | { source: 'MODEL_CALL'; kind: ModelCallFailed['kind']; code: ModelCallCode }
-  | { source: 'RETRY_EXHAUSTED'; kind: null; code: FailureKind; operation: RetryOperation }
+  | {
+      source: 'RETRY_EXHAUSTED';
+      kind: null;
+      code: FailureKind;
+      operation: RetryOperation;
+      /** The last attempt's own code (MODEL_RATE_LIMITED, INTENT_OUT_OF_ENUM, ...), null when unknown. */
+      lastCode: ModelCallCode | null;
+    }
   | { source: 'UNKNOWN'; kind: null; code: 'INTERNAL_ERROR' };
 
 /** Every code a failed step, attempt or run may be recorded under; closed, so a new one needs a mapping. */
@@ -36,7 +43,13 @@ export function errorOutcome(error: unknown): ErrorOutcome {
     return { source: 'BUDGET', kind: 'BUDGET_EXHAUSTED', code: `BUDGET_${error.limit}`, limit: error.limit };
   if (error instanceof ModelCallFailed) return { source: 'MODEL_CALL', kind: error.kind, code: error.code };
   if (error instanceof RetryExhausted)
-    return { source: 'RETRY_EXHAUSTED', kind: null, code: error.lastFailure, operation: error.operation };
+    return {
+      source: 'RETRY_EXHAUSTED',
+      kind: null,
+      code: error.lastFailure,
+      operation: error.operation,
+      lastCode: error.lastError instanceof ModelCallFailed ? error.lastError.code : null,
+    };
   return { source: 'UNKNOWN', kind: null, code: 'INTERNAL_ERROR' };
 }
 

@@ -37,10 +37,10 @@ export class HarnessRetryExecutor {
         const hint = error instanceof ModelCallFailed ? error.hint : {};
         const wait = hint.retryAfterMs;
         this.record(ctx, operation, n, failureCode(error), wait);
-        if (kind === null || !policy.retryableFailures.has(kind)) throw error;
+        // A provider refusal another attempt cannot change (bad key, unknown model, content filter) is
+        // final and keeps its own class: it was not retried, so nothing was exhausted.
+        if (kind === null || !policy.retryableFailures.has(kind) || hint.transient === false) throw error;
         if (n >= policy.maxAttempts) throw new RetryExhausted(operation, n, kind, error);
-        // A provider refusal another attempt cannot change (bad key, unknown model) is final.
-        if (hint.transient === false) throw new RetryExhausted(operation, n, kind, error);
         if (wait !== undefined) {
           // The provider said when to come back: wait that long if the deadline allows, else stop here.
           if (wait >= ctx.remainingMs()) throw new RetryExhausted(operation, n, kind, error);

@@ -55,19 +55,33 @@ export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /** What the retry executor may know about a failed call beyond its kind. */
 export interface RetryHint {
-  /** False for a provider answer that another attempt cannot change (4xx other than 408/409/429). */
+  /** False for a provider answer that another attempt cannot change (provider-errors.ts decides). */
   transient?: boolean;
   /** The provider's Retry-After, in ms: the one retry waits this long, or is skipped if it does not fit. */
   retryAfterMs?: number;
 }
 
-type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
-/** A provider 4xx other than 429, one code per status (MODEL_HTTP_401, MODEL_HTTP_404, ...). */
-export type ModelHttpCode = `MODEL_HTTP_4${Digit}${Digit}`;
-
-/** How a model call failed on the way (transport, timeout, provider answer). */
-export type ModelTransportCode =
-  'MODEL_TIMEOUT' | 'MODEL_RATE_LIMITED' | 'MODEL_UNAVAILABLE' | 'MODEL_UNREACHABLE' | ModelHttpCode;
+/**
+ * How a model call failed on the provider's side, one code per class (provider-errors.ts classifies;
+ * docs/provider-failures.md lists what each means and who can act). The first four are transient;
+ * every other one is final: another attempt cannot change it.
+ */
+export const PROVIDER_FAILURE_CODES = [
+  'MODEL_TIMEOUT',
+  'MODEL_RATE_LIMITED',
+  'MODEL_UNAVAILABLE',
+  'MODEL_UNREACHABLE',
+  'MODEL_AUTH_FAILED',
+  'MODEL_QUOTA_EXHAUSTED',
+  'MODEL_NOT_FOUND',
+  'MODEL_ENDPOINT_INVALID',
+  'MODEL_TLS_FAILED',
+  'MODEL_CONTENT_FILTERED',
+  'MODEL_CONTEXT_TOO_LONG',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_BAD_RESPONSE',
+] as const;
+export type ModelTransportCode = (typeof PROVIDER_FAILURE_CODES)[number];
 
 /** Why a model answer did not fit its role's contract; each role that checks its answer names its own. */
 export const INVALID_OUTPUT_CODES = [

@@ -4,7 +4,7 @@ import { fakeLogTool } from '@test/support/fake-tools';
 import { MemoryInvocationStore, startUnitRun, unitHarnessConfig } from '@test/support/unit-harness';
 import { BudgetAudit } from '../run/budget-audit';
 import { bindHarnessTools } from './harness-tool';
-import { HarnessToolNode } from './harness-tool-node';
+import { AgentLoopStopped, HarnessToolNode, repeatedCalls } from './harness-tool-node';
 import { ToolBoundary } from './tool-boundary';
 
 const call = (id: string, name = 'query_logs') => ({
@@ -46,5 +46,92 @@ describe('HarnessToolNode on ToolNode', () => {
       ['c2', 'error'],
     ]);
     expect(String(output.messages[1].content)).toContain('UNKNOWN_TOOL');
+  });
+});
+
+describe('repeatedCalls', () => {
+  const logs = (id: string, args: Record<string, unknown>) => ({
+    id,
+    name: 'query_logs',
+    args,
+    type: 'tool_call' as const,
+  });
+  const A = { query: 'pool', count: 1 };
+  it.each([
+    [
+      'the same tool and arguments, keys in another order',
+      [
+        new AIMessage({ content: '', tool_calls: [logs('c1', A)] }),
+        new ToolMessage({ content: '{}', tool_call_id: 'c1' }),
+      ],
+      [logs('c2', { count: 1, query: 'pool' })],
+      ['c1'],
+    ],
+    [
+      'other arguments',
+      [
+        new AIMessage({ content: '', tool_calls: [logs('c1', A)] }),
+        new ToolMessage({ content: '{}', tool_call_id: 'c1' }),
+      ],
+      [logs('c2', { ...A, count: 2 })],
+      [undefined],
+    ],
+    [
+      'an earlier call that failed',
+      [
+        new AIMessage({ content: '', tool_calls: [logs('c1', A)] }),
+        new ToolMessage({ content: '{}', tool_call_id: 'c1', status: 'error' }),
+      ],
+      [logs('c2', A)],
+      [undefined],
+    ],
+    ['twice in one reply', [], [logs('c1', A), logs('c2', A)], [undefined, 'c1']],
+  ])('%s', (_case, earlier, calls, sameAs) => {
+    const history = [new HumanMessage('q'), ...earlier, new AIMessage({ content: '', tool_calls: calls })];
+    const repeats = repeatedCalls(history, calls);
+    expect(calls.map((item) => repeats.get(item))).toEqual(sameAs);
+  });
+});
+
+describe('HarnessToolNode: repeated identical calls', () => {
+  it('answers a repeat from the record without running the tool, then stops a loop that keeps repeating', async () => {
+    const config = unitHarnessConfig();
+    const boundary = new ToolBoundary(new MemoryInvocationStore(config), new BudgetAudit(), config);
+    const { ctx } = startUnitRun();
+    let runs = 0;
+    const tool = fakeLogTool({
+      execute: () => ((runs += 1), Promise.resolve({ lines: [], secret_marker: 'x' })),
+    });
+    const node = new HarnessToolNode(boundary, ctx, bindHarnessTools(boundary, ctx, [tool]));
+    const first = (await node.invoke({
+      messages: [new HumanMessage('q'), new AIMessage({ content: '', tool_calls: [call('c1')] })],
+    })) as {
+      messages: ToolMessage[];
+    };
+    const history = [
+      new HumanMessage('q'),
+      new AIMessage({ content: '', tool_calls: [call('c1')] }),
+      ...first.messages,
+    ];
+    const second = (await node.invoke({
+      messages: [...history, new AIMessage({ content: '', tool_calls: [call('c2')] })],
+    })) as { messages: ToolMessage[] };
+    expect(runs).toBe(1);
+    expect(JSON.parse(String(second.messages[0].content))).toMatchObject({
+      repeated_call: true,
+      same_as_tool_call_id: 'c1',
+    });
+    await expect(
+      node.invoke({
+        messages: [
+          ...history,
+          new AIMessage({ content: '', tool_calls: [call('c2')] }),
+          ...second.messages,
+          new AIMessage({ content: '', tool_calls: [call('c3')] }),
+        ],
+      }),
+    ).rejects.toBeInstanceOf(AgentLoopStopped);
+    expect(runs).toBe(1);
+    ctx.close();
   });
 });
