@@ -1,0 +1,176 @@
+import { domainToASCII } from 'node:url';
+import { LinkifyIt } from 'linkify-it';
+import { parse as parseDomain } from 'tldts';
+
+/**
+ * The tokens of a canonical text (release-normalise.ts) that could send a reader somewhere or reach
+ * someone: links, hosts, IP addresses, e-mail addresses, phone numbers, chat handles and file paths,
+ * each in one canonical spelling so that the provenance check compares exact tokens, never substrings
+ * (docs/release-gate.md "Sensitive tokens"). Hosts and addresses are read as a browser reads them
+ * (WHATWG URL and IDNA in Node's `URL` and `domainToASCII`), public suffixes come from the public suffix
+ * list (`tldts`), and links are found as a Markdown renderer finds them (`linkify-it`, fuzzy links on).
+ */
+export const SENSITIVE_KINDS = ['LINK', 'HOST', 'IP', 'EMAIL', 'PHONE', 'CHAT_HANDLE', 'FILE_PATH'] as const;
+export type SensitiveKind = (typeof SENSITIVE_KINDS)[number];
+
+export interface SensitiveToken {
+  kind: SensitiveKind;
+  /** The canonical spelling: a WHATWG href, an ASCII host, a dotted IPv4, digits of a phone number. */
+  value: string;
+  /** For LINK, EMAIL and IP tokens: the host they lead to (ASCII, or a dotted IPv4 / bracketed IPv6). */
+  host?: string;
+  /** IP tokens: written with a path, or in a non-canonical spelling (hex, octal, one number, short form). */
+  endpoint?: boolean;
+}
+
+const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true });
+
+/** The reserved names (RFC 2606, RFC 6761) stand for real domains wherever they appear. */
+const RESERVED_SUFFIXES = new Set(['test', 'example', 'invalid', 'localhost', 'local', 'onion']);
+
+const TRAILING = /[.,;:!?'")\]}>，。；：、！？）】》]+$/u;
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/u;
+
+/** A host as the WHATWG URL parser reads it, or null when it is no valid host. */
+export function browserHost(raw: string): string | null {
+  try {
+    const host = new URL(`http://${raw}/`).hostname;
+    return host.replace(/\.$/u, '') || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether an ASCII host ends in a suffix of the public suffix list (or a reserved test name). */
+export function hasPublicSuffix(host: string): boolean {
+  if (IPV4.test(host) || host.startsWith('[')) return false;
+  const labels = host.split('.');
+  if (labels.length < 2 || labels.some((label) => label.length === 0)) return false;
+  if (RESERVED_SUFFIXES.has(labels[labels.length - 1])) return true;
+  const parsed = parseDomain(host, { allowPrivateDomains: true });
+  return parsed.isIcann === true || parsed.isPrivate === true;
+}
+
+/** A WHATWG href for a link, or the lower-cased text when it does not parse (it is still a link). */
+function canonicalLink(raw: string): { value: string; host?: string } {
+  try {
+    const url = new URL(/^\/\//u.test(raw) ? `http:${raw}` : raw);
+    return { value: url.href, host: url.hostname.replace(/\.$/u, '') || undefined };
+  } catch {
+    return { value: raw.toLowerCase() };
+  }
+}
+
+const SCHEME_LINK =
+  /(?<![\w.+-])[a-z][a-z0-9+.-]{1,31}:(?:\/\/?|\\\\)[^\s<>"'`\])，。；、]+|(?<![\w.+-])(?:mailto|tel|sms|callto|javascript|vbscript|data|file|news|magnet|xmpp|skype|weixin|tg|whatsapp|slack|msteams|ms-[a-z-]+|intent):[^\s<>"'`\])，。；、]+|(?<![\w:/])\/\/[^\s<>"'`\])，。；、/]+[^\s<>"'`\])，。；、]*|\bwww\.[^\s<>"'`\])，。；、]+/giu;
+const MARKDOWN_LINK =
+  /\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]{1,2000})>?[^)]*\)|\[[^\]\n]{0,200}\]:\s*(\S{1,2000})/gu;
+/** A run of characters a host, address, port and path can be written with (after the canonical reading). */
+const ADDRESS_RUN = /[\p{L}\p{N}\p{M}_~%+-]+(?:[.:][\p{L}\p{N}\p{M}_~%+-]+)*(?:\/[^\s<>"'`)\]，。；、]*)?/gu;
+const EMAIL = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)+/gu;
+const PHONE =
+  /\+\s?\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,4}|(?<![\w.-])\(?\d{3,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,5}(?![\w-]|\.\d)|(?<![\w-])\d{3,4}-\d{7,8}(?![\w-])|(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)[48]00[\s.-]?\d{3}[\s.-]?\d{4}(?!\d)/gu;
+/** `@name` (no address before it) and a handle after the name of a chat app or messenger. */
+const CHAT_HANDLE =
+  /(?<![\w.@/+-])@[\p{L}\p{N}_][\p{L}\p{N}_.-]{1,63}|\b(?:wechat|weixin|wx|qq|telegram|tg|whatsapp|discord|skype|viber|kakao(?:talk)?|icq|slack|dingtalk|lark|feishu)(?:\s*(?:id|account|handle|number|no\.?|group|channel))?\s*[:：=]\s*[^\s，。；、]+|(?:微信|微信号|企业微信|钉钉|飞书|电报|QQ号?|QQ群)\s*[:：]?\s*[\p{L}\p{N}_.@-]+/giu;
+/** Absolute, home-relative and Windows paths with two segments, or one dot segment (`~/.ssh`, `/.env`). */
+const FILE_PATH =
+  /(?<![\w:/.~-])(?:~[\w.-]*|\.{1,2})?\/(?:[\w.@%+-]+\/)+[\w.@%+-]*|(?<![\w:/.~-])(?:~[\w.-]*|\.{1,2})?\/\.[\w.@%+-]+|(?<!\w)[a-z]:\\[^\s<>"'`]+|\\\\[\w.-]+\\[^\s<>"'`]+|%[a-z_]+%\\[^\s<>"'`]+|\$(?:HOME|USERPROFILE|APPDATA)\b[/\\][^\s<>"'`]*/giu;
+/** An HTTP request line's path names a route on the service, not a file on a reader's disk. */
+const ROUTE_BEFORE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/u;
+
+const stripTrailing = (text: string) => text.replace(TRAILING, '');
+
+/** A dotted IPv4 address written with every part in decimal, as a reader of a log would write one. */
+const plainIpv4 = (text: string) => IPV4.test(text) && text.split('.').every((part) => !/^0\d/u.test(part));
+
+/**
+ * Whether a name WHATWG reads as IPv4 is written as an address rather than as a number: four parts in
+ * any radix; two or three parts with a hex or octal one (`0x7f.1`); one number of at least 2^24 or in
+ * hex, with a port or path (`3405803783:8443`). A lone number (an order id, `0x80004005`), a decimal
+ * (`1.25`), a version (`1.2.3`), a clock time or a date is no address.
+ */
+function ipv4Spelling(name: string, withPortOrPath: boolean): boolean {
+  const parts = name.split('.').filter((part) => part.length > 0);
+  if (parts.length >= 4) return true;
+  if (parts.length > 1) return parts.some((part) => /^0x|^0\d/iu.test(part));
+  return withPortOrPath && (/^0x/iu.test(name) || Number(name) >= 2 ** 24);
+}
+
+/** How an address run reads: a host with a public suffix, an IPv4 endpoint, or nothing sensitive. */
+function addressToken(run: string): SensitiveToken | null {
+  const text = stripTrailing(run);
+  const match = /^([^/:]+)(:\d{1,5})?(\/.*)?$/u.exec(text);
+  if (!match) return null;
+  const [, name, port, path] = match;
+  const host = browserHost(name);
+  if (!host) return null;
+  if (IPV4.test(host)) {
+    if (!ipv4Spelling(name, Boolean(port || path))) return null;
+    return { kind: 'IP', value: host, host, endpoint: Boolean(path) || !plainIpv4(name) };
+  }
+  if (!/\./u.test(host) || !hasPublicSuffix(host)) return null;
+  if (port || path) {
+    const link = canonicalLink(`http://${text}`);
+    return { kind: 'LINK', value: link.value, host };
+  }
+  return { kind: 'HOST', value: host, host };
+}
+
+function emailToken(raw: string): SensitiveToken | null {
+  const text = stripTrailing(raw);
+  const at = text.lastIndexOf('@');
+  const host = browserHost(text.slice(at + 1));
+  if (!host) return null;
+  return { kind: 'EMAIL', value: `${text.slice(0, at).toLowerCase()}@${host}`, host };
+}
+
+/** Every sensitive token of a canonical text, in no particular order (duplicates possible). */
+export function sensitiveTokens(canonical: string): SensitiveToken[] {
+  const tokens: SensitiveToken[] = [];
+  const linkSpans: [number, number][] = [];
+  const addLink = (raw: string, index: number) => {
+    const text = stripTrailing(raw);
+    const link = canonicalLink(text);
+    tokens.push({ kind: 'LINK', value: link.value, host: link.host });
+    linkSpans.push([index, index + raw.length]);
+  };
+  for (const match of canonical.matchAll(SCHEME_LINK)) addLink(match[0], match.index);
+  for (const match of canonical.matchAll(MARKDOWN_LINK)) addLink(match[1] ?? match[2], match.index);
+  for (const match of linkify.match(canonical) ?? []) {
+    if (match.schema === 'mailto:' && !/^mailto:/iu.test(match.raw)) {
+      const email = emailToken(match.raw);
+      if (email) tokens.push(email);
+    } else addLink(match.url, match.index);
+  }
+  const insideLink = (index: number) => linkSpans.some(([start, end]) => index >= start && index < end);
+  for (const match of canonical.matchAll(EMAIL)) {
+    const email = emailToken(match[0]);
+    if (email) tokens.push(email);
+  }
+  const withoutEmails = canonical.replace(EMAIL, (email) => ' '.repeat(email.length));
+  for (const match of withoutEmails.matchAll(ADDRESS_RUN)) {
+    if (insideLink(match.index)) continue;
+    const token = addressToken(match[0]);
+    if (token) tokens.push(token);
+  }
+  for (const match of canonical.matchAll(PHONE))
+    tokens.push({ kind: 'PHONE', value: match[0].replace(/[^\d+]/gu, '').replace(/(?!^)\+/gu, '') });
+  for (const match of withoutEmails.matchAll(CHAT_HANDLE))
+    tokens.push({ kind: 'CHAT_HANDLE', value: stripTrailing(match[0]).toLowerCase().replace(/\s+/gu, '') });
+  for (const match of canonical.matchAll(FILE_PATH)) {
+    if (insideLink(match.index)) continue;
+    if (
+      ROUTE_BEFORE.test(canonical.slice(Math.max(0, match.index - 8), match.index)) &&
+      !/\.\./u.test(match[0])
+    )
+      continue;
+    tokens.push({ kind: 'FILE_PATH', value: stripTrailing(match[0]) });
+  }
+  return tokens;
+}
+
+/** Whether a host (ASCII, from a token) is the ASCII form of what `domainToASCII` makes of an entry. */
+export function asciiDomain(text: string): string {
+  return domainToASCII(text.trim().toLowerCase()).replace(/\.$/u, '');
+}
