@@ -25,7 +25,7 @@ const SHAPES: readonly RegExp[] = [
   /\btruncate\s+[\w.`"]*[_.`"\d][\w.`"]*/giu,
   /\b(?:grant|revoke)\s+[\w\s,()]+?\s+(?:on|to|from)\b/giu,
   /\bset\s+(?:global|session|persist(?:_only)?|local|password|names|transaction|@@?\w|sql_\w+|autocommit|foreign_key_checks|[\w.]+\s*=)/giu,
-  /\b(?:call|exec|execute|do|prepare|deallocate|handler)\s+[\w.`"]+\s*(?:\(|from\b|using\b|open\b|read\b|;|$)/giu,
+  /\b(?:call|exec|execute|do|prepare|deallocate|handler)\s+[a-z_`"][\w.`"]*\s*(?:\(|from\b|using\b|open\b|read\b|;)|\b(?:call|exec|execute)\s+[a-z_`"][\w`"]*[_.`"][\w.`"]*/giu,
   /\b(?:load\s+(?:data|xml)|lock\s+tables?|unlock\s+tables|kill\s+(?:query|connection)|shutdown\b|flush\s+\w+|purge\s+(?:binary|master)\s+logs|change\s+(?:master|replication)|reset\s+(?:master|slave|replica|query)|(?:start|stop)\s+(?:slave|replica|transaction)|(?:install|uninstall)\s+(?:plugin|soname)|into\s+(?:outfile|dumpfile))\b/giu,
   /\bselect\s+(?:distinct\s+)?(?:\*|[\w.`"]+\s*\(|[\w.`"]+\s*,)[^;\n]{0,300}?\bfrom\s+[\w.`"]+/giu,
   /\b(?:sleep|benchmark|load_file|unhex|from_base64|char|concat|sys_exec|sys_eval)\s*\(/giu,
@@ -33,7 +33,10 @@ const SHAPES: readonly RegExp[] = [
   /\b(?:os\.(?:system|popen|exec\w*)|subprocess\.\w+|__import__|eval|exec|system|popen|spawn|execSync|spawnSync|Runtime\.getRuntime\(\)\.exec|Invoke-Expression|iex|Start-Process)\s*\(|\bchild_process\b|\bInvoke-Expression\b|\bIEX\b/gu,
   /\/dev\/(?:tcp|udp)\/\S*|\bmkfifo\s+\S+|\bdd\s+if=\S+|\bmkfs(?:\.\w+)?\b/giu,
   // elevated or remote execution, and operator CLIs whose subcommands are plain words
-  /\b(?:sudo|doas|su\s+-|runas|pkexec)\b|\b(?:kubectl|oc|helm|docker|podman|crictl|systemctl|service|launchctl|iptables|nft|ufw|redis-cli|mysql|mysqladmin|mongo|mongosh|psql|aws|gcloud|az|terraform|ansible|ansible-playbook|ssh|scp|rsync|nc|ncat|netcat|socat|curl|wget|powershell|pwsh|crontab|chmod|chown|chattr|rm|rmdir|shred|mv|kill|killall|pkill|reboot|halt|poweroff|shutdown)\s+(?=\S)[\w./:@=-]+/giu,
+  /\b(?:sudo|doas|runas|pkexec)\s+\S|(?<![\w-])su\s+-/giu,
+  /(?<![\w-])(?:kubectl|helm|docker|podman|crictl|systemctl|launchctl|iptables|nft|ufw|redis-cli|mysqladmin|mongosh|psql|aws|gcloud|terraform|ansible|ansible-playbook|ssh|scp|rsync|ncat|netcat|socat|curl|wget|powershell|pwsh|crontab|chmod|chown|chattr|rmdir|killall|pkill|shred|mkfs|iex)\s+(?=\S)[\w./:@=-]+/giu,
+  // commands named by English words run only with an argument that is code: a number, flag or path
+  /(?<![\w-])(?:rm|mv|cp|kill|service|mysql|mongo|nc|halt|reboot|shutdown|poweroff|eval|exec|source)\s+(?:[-/~.$]|\d)/giu,
   /\bflush(?:all|db)\b/giu,
 ];
 

@@ -26,7 +26,7 @@ export interface SensitiveToken {
 const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true });
 
 /** The reserved names (RFC 2606, RFC 6761) stand for real domains wherever they appear. */
-const RESERVED_SUFFIXES = new Set(['test', 'example', 'invalid', 'localhost', 'local', 'onion']);
+const RESERVED_SUFFIXES = new Set(['test', 'example', 'invalid', 'localhost', 'onion']);
 
 const TRAILING = /[.,;:!?'")\]}>，。；：、！？）】》]+$/u;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/u;
@@ -141,6 +141,14 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
     if (match.schema === 'mailto:' && !/^mailto:/iu.test(match.raw)) {
       const email = emailToken(match.raw);
       if (email) tokens.push(email);
+    } else if (match.schema === '') {
+      // A fuzzy link is read as an address is: a private address or an internal name is no link.
+      const token = addressToken(match.raw) ?? {
+        kind: 'LINK' as const,
+        value: canonicalLink(match.url).value,
+      };
+      tokens.push(token);
+      linkSpans.push([match.index, match.lastIndex]);
     } else addLink(match.url, match.index);
   }
   const insideLink = (index: number) => linkSpans.some(([start, end]) => index >= start && index < end);
