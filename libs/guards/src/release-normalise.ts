@@ -95,17 +95,18 @@ const CONFUSABLE_CANDIDATE =
 
 const spaced = (word: string) => word.split('').join(String.raw`[\s]*`);
 const SPACED_SCHEME = new RegExp(
-  String.raw`\b(${['https', 'http', 'ftp', 'sftp', 'file', 'javascript', 'vbscript', 'data'].map(spaced).join('|')})\s*:(\s*\/\s*\/)?`,
+  String.raw`\b(${['https', 'http', 'ftp', 'sftp', 'file', 'javascript', 'vbscript', 'data'].map(spaced).join('|')})\s*:(\s*\/\s*\/\s*)?`,
   'giu',
 );
 const DANGEROUS_TAGS = 'script|iframe|frame|object|embed|style|form|svg|img|link|meta|base|math|template';
 const SPACED_TAG = new RegExp(String.raw`<\s*(\/?)\s*(${DANGEROUS_TAGS})\b`, 'giu');
 /** WHATWG IDNA reads these as label separators: `evil。com` is `evil.com` to a browser. */
-const IDEOGRAPHIC_DOT = /(?<=[\p{L}\p{N}])[\u3002\uff0e\uff61](?=[\p{L}\p{N}])/gu;
+const IDEOGRAPHIC_DOT =
+  /(?<=[A-Za-z0-9-])[\u3002\uff0e\uff61](?=[\p{L}\p{N}])|(?<=[\p{L}\p{N}])[\u3002\uff0e\uff61](?=[A-Za-z0-9])/gu;
 
 export function normaliseForRelease(text: string): string {
   let out = decodeAll(text).normalize('NFKC').replace(HIDDEN, '');
-  out = out.replace(IDEOGRAPHIC_DOT, '.').replace(CONFUSABLE_CANDIDATE, latinReading);
+  out = out.replace(CONFUSABLE_CANDIDATE, latinReading).replace(IDEOGRAPHIC_DOT, '.');
   out = out
     .replace(/\bh(?:xx|\*\*|tt)p(s?)\b/giu, 'http$1')
     .replace(/\bfxp\b/giu, 'ftp')
@@ -122,8 +123,8 @@ const printable = (text: string) => /^[\x20-\x7e\t\n]+$/u.test(text) && /[a-z]{2
 
 function decodedBlobs(text: string): string[] {
   const decoded: string[] = [];
-  for (const match of text.matchAll(/(?<![\w+/])[A-Za-z0-9+/]{12,}={0,2}(?![\w+/])/gu)) {
-    if (match[0].length % 4 !== 0 || /^[a-z]+$/iu.test(match[0])) continue;
+  for (const match of text.matchAll(/(?<![\w+/])[A-Za-z0-9+/]{10,}={0,2}(?![\w+/=])/gu)) {
+    if (match[0].length < 12 || match[0].length % 4 !== 0 || /^[a-z]+$/iu.test(match[0])) continue;
     const plain = Buffer.from(match[0], 'base64').toString('latin1');
     if (printable(plain)) decoded.push(plain);
   }

@@ -86,14 +86,14 @@ const plainIpv4 = (text: string) => IPV4.test(text) && text.split('.').every((pa
 
 /**
  * Whether a name WHATWG reads as IPv4 is written as an address rather than as a number: four parts in
- * any radix; two or three parts with a hex or octal one (`0x7f.1`); one number of at least 2^24 or in
- * hex, with a port or path (`3405803783:8443`). A lone number (an order id, `0x80004005`), a decimal
- * (`1.25`), a version (`1.2.3`), a clock time or a date is no address.
+ * any radix; two or three parts with a hex or octal one (`0x7f.1`), or with a port or path; one
+ * number of at least 2^24 or in hex, with a port or path (`3405803783:8443`). A lone number (an order
+ * id, `0x80004005`), a decimal (`1.25`), a version (`1.2.3`), a clock time or a date is no address.
  */
 function ipv4Spelling(name: string, withPortOrPath: boolean): boolean {
   const parts = name.split('.').filter((part) => part.length > 0);
   if (parts.length >= 4) return true;
-  if (parts.length > 1) return parts.some((part) => /^0x|^0\d/iu.test(part));
+  if (parts.length > 1) return withPortOrPath || parts.some((part) => /^0x|^0\d/iu.test(part));
   return withPortOrPath && (/^0x/iu.test(name) || Number(name) >= 2 ** 24);
 }
 
@@ -109,7 +109,10 @@ function addressToken(run: string): SensitiveToken | null {
     if (!ipv4Spelling(name, Boolean(port || path))) return null;
     return { kind: 'IP', value: host, host, endpoint: Boolean(path) || !plainIpv4(name) };
   }
-  if (!/\./u.test(host) || !hasPublicSuffix(host)) return null;
+  const suffix = name.split('.').pop() ?? '';
+  // A suffix mixing Latin with look-alike letters (`coм`) is only there to pass for a public one.
+  const lookalike = /[a-z0-9]/iu.test(suffix) && /[^\x00-\x7f]/u.test(suffix);
+  if (!/\./u.test(host) || !(lookalike || hasPublicSuffix(host))) return null;
   if (port || path) {
     const link = canonicalLink(`http://${text}`);
     return { kind: 'LINK', value: link.value, host };
