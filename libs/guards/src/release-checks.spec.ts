@@ -59,8 +59,14 @@ describe('findReleaseViolations', () => {
     [
       'a SELECT a runbook holds',
       'ran SELECT o.order_id, p.channel FROM biz_order o',
-      ['SELECT o.order_id, p.channel FROM biz_order o INNER JOIN …'],
+      ['Check: SELECT o.order_id, p.channel FROM biz_order o'],
       [],
+    ],
+    [
+      'a SELECT cut from a longer one a runbook holds (not the same command)',
+      'ran SELECT o.order_id, p.channel FROM biz_order o',
+      ['SELECT o.order_id, p.channel FROM biz_order o INNER JOIN payment_record p'],
+      ['COMMAND'],
     ],
     ['prose with select/from', 'select the right orders from the dashboard', [], []],
     ['rm -rf', 'then rm -rf /var/lib/mysql', [], ['FILE_PATH', 'COMMAND']],

@@ -141,29 +141,25 @@ export function commandSpans(text: string): CommandSpan[] {
   return spans;
 }
 
-/** The token streams a runbook's command reading holds, each as ` tok tok tok ` for boundary-safe search. */
+/**
+ * The commands the runbooks hold, one per line, each from its clause's start to where the command
+ * ends, as ` tok tok tok ` so a search compares whole tokens and ends where the runbook's command ends.
+ */
 export function commandCorpus(documents: readonly string[]): string {
-  return documents
-    .map(
-      (document) =>
-        ` ${clausesOf(commandReading(document))
-          .map(({ clause, offset }) =>
-            tokensOf(clause, offset)
-              .map((t) => t.text)
-              .join(' '),
-          )
-          .join(' \n ')} `,
-    )
-    .join('\n');
+  const lines = documents.flatMap((document) =>
+    commandSpans(document).map((span) => ` ${span.tokens.slice(0, span.proseFrom).join(' ')} `),
+  );
+  return `\n${lines.join('\n')}\n`;
 }
 
 /**
  * Whether a runbook holds the command exactly: the clause from some token no later than the command's
- * first shape up to where prose starts occurs token for token in the runbook. A planted prefix (`sudo`)
- * or suffix (`; rm -rf /`, `TO attacker`) is not in it.
+ * first shape up to where prose starts is, token for token, the end of a command the runbook holds.
+ * A planted prefix (`sudo`) or suffix (`; rm -rf /`, `TO attacker`) is not in it, nor is a cut one
+ * (`--force` without the runbook's `--dry-run`).
  */
 export function commandVouched(span: CommandSpan, corpus: string): boolean {
   for (let start = 0; start <= span.marker; start++)
-    if (corpus.includes(` ${span.tokens.slice(start, span.proseFrom).join(' ')} `)) return true;
+    if (corpus.includes(` ${span.tokens.slice(start, span.proseFrom).join(' ')} \n`)) return true;
   return false;
 }
