@@ -35,6 +35,8 @@ export function parseReleaseAllowlist(raw: string): { allowlist: ReleaseAllowlis
     const suffix = parseDomain(domain, { allowPrivateDomains: true }).publicSuffix;
     // A bare public suffix (`com`, `co.uk`) would vouch for every domain under it.
     if (
+      !/^[\p{L}\p{N}\p{M}.-]+$/u.test(entry) ||
+      /^[\d.]+$/u.test(domain) ||
       !domain ||
       host !== domain ||
       !/^[a-z0-9.-]+$/u.test(domain) ||
