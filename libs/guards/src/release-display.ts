@@ -35,8 +35,13 @@ export function inertText(text: string): string {
   )
     .replace(/</gu, '‹')
     .replace(/>/gu, '›')
-    .replace(/([a-z][a-z0-9+.-]*):(\/\/|\\\\)?/giu, (_whole, scheme: string, slashes?: string) =>
-      slashes ? `${scheme}[:]${slashes.replace(/[/\\]/gu, '∕')}` : `${scheme}[:]`,
+    .replace(
+      /\b([a-z][a-z0-9+.-]*):(\/\/|\\\\)/giu,
+      (_whole, scheme: string, slashes: string) => `${scheme}[:]${slashes.replace(/[/\\]/gu, '∕')}`,
+    )
+    .replace(
+      /\b(mailto|tel|sms|callto|javascript|vbscript|data|file|magnet|weixin|tg|whatsapp|skype):/giu,
+      '$1[:]',
     )
     .replace(/@/gu, '[@]')
     .replace(/`/gu, 'ˋ');

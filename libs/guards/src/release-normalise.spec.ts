@@ -1,4 +1,9 @@
-import { commandReading, hiddenControlsIn, normaliseForRelease, revealHiddenControls } from './release-normalise';
+import {
+  commandReading,
+  hiddenControlsIn,
+  normaliseForRelease,
+  revealHiddenControls,
+} from './release-normalise';
 
 describe('normaliseForRelease (the canonical reading)', () => {
   it.each<[string, string, string]>([

@@ -47,13 +47,15 @@ const NAMED_ENTITIES: Record<string, string> = {
  * variation selectors, tag characters and the Hangul fillers. Removing lone joiners and variation
  * selectors is the point here, so the class holds them on purpose.
  */
-// eslint-disable-next-line no-misleading-character-class
 const HIDDEN_SOURCE = String.raw`[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]`;
+// eslint-disable-next-line no-misleading-character-class
 const HIDDEN = new RegExp(HIDDEN_SOURCE, 'gu');
+// eslint-disable-next-line no-misleading-character-class
+const HAS_HIDDEN = new RegExp(HIDDEN_SOURCE, 'u');
 
 /** Whether a text holds a bidi control or an invisible character (after entity decoding and NFKC). */
 export function hiddenControlsIn(text: string): boolean {
-  return new RegExp(HIDDEN_SOURCE, 'u').test(decodeAll(text).normalize('NFKC'));
+  return HAS_HIDDEN.test(decodeAll(text).normalize('NFKC'));
 }
 
 /** Every hidden character of a text shown as a visible `⟦U+202E⟧` mark, for display only. */
@@ -91,7 +93,7 @@ function latinReading(char: string): string {
 
 /** Letters of scripts that are no Latin look-alike (CJK, kana, Hangul) are read as written. */
 const CONFUSABLE_CANDIDATE =
-  /[^\x00-\x7f\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s]/gu;
+  /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s]/gu;
 
 const spaced = (word: string) => word.split('').join(String.raw`[\s]*`);
 const SPACED_SCHEME = new RegExp(

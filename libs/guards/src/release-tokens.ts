@@ -111,7 +111,7 @@ function addressToken(run: string): SensitiveToken | null {
   }
   const suffix = name.split('.').pop() ?? '';
   // A suffix mixing Latin with look-alike letters (`coм`) is only there to pass for a public one.
-  const lookalike = /[a-z0-9]/iu.test(suffix) && /[^\x00-\x7f]/u.test(suffix);
+  const lookalike = /[a-z0-9]/iu.test(suffix) && /\P{ASCII}/u.test(suffix);
   if (!/\./u.test(host) || !(lookalike || hasPublicSuffix(host))) return null;
   if (port || path) {
     const link = canonicalLink(`http://${text}`);

@@ -16,6 +16,8 @@ import {
   fallbackReport,
   FallbackType,
   groundingDetails,
+  releaseConfig,
+  ReleaseConfig,
   releasedDetails,
   releaseReport,
   SemanticGuard,
@@ -86,6 +88,7 @@ export class DiagnosisPipeline {
     private readonly evidenceGuard: EvidenceGuard,
     private readonly semanticGuard: SemanticGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
   ) {}
 
   async run(
@@ -126,8 +129,8 @@ export class DiagnosisPipeline {
 
     throwIfCancelled(ctx);
     const snapshot = guarded.check.snapshot;
-    // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
-    const checked = checkDraftRelease(guarded.draft, snapshot);
+    // Code first: links, markup, contacts, paths and commands no cited runbook or operator allowlist vouches for refuse the draft.
+    const checked = checkDraftRelease(guarded.draft, snapshot, this.release.allowlist);
     if (!checked.ok) {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: checked.violations.join(','),
