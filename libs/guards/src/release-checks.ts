@@ -1,7 +1,7 @@
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 import { allowlistPermits, EMPTY_ALLOWLIST, type ReleaseAllowlist } from './release-allowlist';
-import { commandCorpus, commandSpans, commandVouched } from './release-commands';
+import { commandCorpus, commandSpans, commandVouched, type CommandSpan } from './release-commands';
 import { hiddenControlsIn, normaliseForRelease } from './release-normalise';
 import { sensitiveTokens, type SensitiveKind, type SensitiveToken } from './release-tokens';
 
@@ -99,19 +99,47 @@ export interface Vouched {
   commands: string;
 }
 
-export function vouchedBy(documents: readonly string[]): Vouched {
+/** One text as every rule reads it, computed once per check. */
+interface Reading {
+  hidden: boolean;
+  canonical: string;
+  tokens: SensitiveToken[];
+  spans: CommandSpan[];
+}
+type Reader = (text: string) => Reading;
+
+/** A reader that reads each text of one check once (the cache lives as long as the check). */
+function reader(): Reader {
+  const cache = new Map<string, Reading>();
+  return (text) => {
+    let reading = cache.get(text);
+    if (!reading) {
+      const canonical = normaliseForRelease(text);
+      reading = {
+        hidden: hiddenControlsIn(text),
+        canonical,
+        tokens: sensitiveTokens(canonical),
+        spans: commandSpans(text, canonical),
+      };
+      cache.set(text, reading);
+    }
+    return reading;
+  };
+}
+
+export function vouchedBy(documents: readonly string[], read: Reader = reader()): Vouched {
   const tokens = new Set<string>();
   const markup = new Set<string>();
   for (const document of documents) {
-    const canonical = normaliseForRelease(document);
-    for (const token of sensitiveTokens(canonical)) {
+    const { canonical, tokens: found } = read(document);
+    for (const token of found) {
       tokens.add(keyOf(token.kind, token.value));
       if ((token.kind === 'LINK' || token.kind === 'EMAIL') && token.host)
         tokens.add(keyOf(/^[\d.]+$/u.test(token.host) ? 'IP' : 'HOST', token.host));
     }
     for (const match of canonical.matchAll(MARKUP)) markup.add(flatten(match[0]));
   }
-  return { tokens, markup, commands: commandCorpus(documents) };
+  return { tokens, markup, commands: commandCorpus(documents.map((document) => read(document).spans)) };
 }
 
 function tokenVouched(token: SensitiveToken, vouched: Vouched, allowlist: ReleaseAllowlist): boolean {
@@ -119,26 +147,25 @@ function tokenVouched(token: SensitiveToken, vouched: Vouched, allowlist: Releas
 }
 
 /** The shell, SQL and CLI commands of a text that may change something (read-only SELECTs excluded). */
-export function systemChangingCommandsIn(text: string): string[] {
-  return commandSpans(text)
-    .filter((span) => !span.readOnly)
+export function systemChangingCommandsIn(text: string, read: Reader = reader()): string[] {
+  return read(text)
+    .spans.filter((span) => !span.readOnly)
     .map((span) => span.tokens.slice(span.marker, span.proseFrom).join(' '));
 }
 
 function violationsOf(
-  text: string,
+  reading: Reading,
   vouched: Vouched,
   allowlist: ReleaseAllowlist,
   found: Set<ReleaseViolation>,
 ): void {
-  if (hiddenControlsIn(text)) found.add('HIDDEN_CONTROL');
-  const canonical = normaliseForRelease(text);
-  for (const violation of alwaysRefused(canonical)) found.add(violation);
-  for (const match of canonical.matchAll(MARKUP))
+  if (reading.hidden) found.add('HIDDEN_CONTROL');
+  for (const violation of alwaysRefused(reading.canonical)) found.add(violation);
+  for (const match of reading.canonical.matchAll(MARKUP))
     if (!vouched.markup.has(flatten(match[0]))) found.add('MARKUP');
-  for (const token of sensitiveTokens(canonical))
+  for (const token of reading.tokens)
     if (!tokenVouched(token, vouched, allowlist)) found.add(VIOLATION_OF[token.kind]);
-  for (const span of commandSpans(text)) if (!commandVouched(span, vouched.commands)) found.add('COMMAND');
+  for (const span of reading.spans) if (!commandVouched(span, vouched.commands)) found.add('COMMAND');
 }
 
 /**
@@ -151,12 +178,13 @@ export function findReleaseViolations(
   texts: readonly string[],
   evidence: CitedEvidence,
   allowlist: ReleaseAllowlist = EMPTY_ALLOWLIST,
+  read: Reader = reader(),
 ): ReleaseViolation[] {
   const found = new Set<ReleaseViolation>();
   for (const document of evidence.documents)
-    for (const violation of alwaysRefused(normaliseForRelease(document))) found.add(violation);
-  const vouched = vouchedBy(evidence.documents);
-  for (const text of texts) violationsOf(text, vouched, allowlist, found);
+    for (const violation of alwaysRefused(read(document).canonical)) found.add(violation);
+  const vouched = vouchedBy(evidence.documents, read);
+  for (const text of texts) violationsOf(read(text), vouched, allowlist, found);
   return RELEASE_VIOLATIONS.filter((violation) => found.has(violation));
 }
 
@@ -183,22 +211,22 @@ const CODE_PUNCTUATION = /[`$|&<>{}[\]\\=*#~^@]|(?:^|\s)--?[a-z]|\w\(|;\s*\S/iu;
  * Whether an action is plain prose: no command, link, address, contact or path of any kind and no code
  * punctuation. Anything else is decided to be a command (when unsure, a human confirms it).
  */
-export function isPlainProse(text: string): boolean {
-  const canonical = normaliseForRelease(text);
+export function isPlainProse(text: string, read: Reader = reader()): boolean {
+  const reading = read(text);
   return (
-    !CODE_PUNCTUATION.test(canonical) &&
-    commandSpans(text).length === 0 &&
-    sensitiveTokens(canonical).length === 0 &&
-    !hiddenControlsIn(text)
+    !CODE_PUNCTUATION.test(reading.canonical) &&
+    reading.spans.length === 0 &&
+    reading.tokens.length === 0 &&
+    !reading.hidden
   );
 }
 
 /** The draft with every action that changes a system or is not plain prose forced to need confirmation. */
-export function enforceHumanConfirmation(draft: Draft): Draft {
+export function enforceHumanConfirmation(draft: Draft, read: Reader = reader()): Draft {
   return {
     ...draft,
     action_plan: draft.action_plan.map((item) =>
-      changesSystems(item.action) || !isPlainProse(item.action)
+      changesSystems(item.action) || !isPlainProse(item.action, read)
         ? { ...item, requires_human_confirmation: true }
         : item,
     ),
@@ -240,12 +268,13 @@ export function checkDraftRelease(
   snapshot: VerifiedSnapshot,
   allowlist: ReleaseAllowlist = EMPTY_ALLOWLIST,
 ): DraftReleaseCheck {
-  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot), allowlist);
+  const read = reader();
+  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot), allowlist, read);
   // A command that may change a system, even one a runbook holds, is released only as an action a human confirms.
   const outsideActions = draftTexts({ ...draft, action_plan: [] });
-  if (outsideActions.some((text) => systemChangingCommandsIn(text).length > 0))
+  if (outsideActions.some((text) => systemChangingCommandsIn(text, read).length > 0))
     violations.push('UNCONFIRMED_CHANGE');
   return violations.length > 0
     ? { ok: false, violations }
-    : { ok: true, draft: enforceHumanConfirmation(draft) };
+    : { ok: true, draft: enforceHumanConfirmation(draft, read) };
 }

@@ -66,12 +66,14 @@ describe('commandSpans: commands by shape', () => {
 });
 
 describe('commandVouched: the runbook holds the command token for token', () => {
-  const corpus = commandCorpus([
-    'To restart: kubectl rollout restart deploy/order-service',
-    'Clean the spool: rm -rf /var/spool/app/tmp',
-    'GRANT SELECT ON order_db.* TO reporter',
-    'Preview first: kubectl delete pod payment-0 --force --dry-run=client',
-  ]);
+  const corpus = commandCorpus(
+    [
+      'To restart: kubectl rollout restart deploy/order-service',
+      'Clean the spool: rm -rf /var/spool/app/tmp',
+      'GRANT SELECT ON order_db.* TO reporter',
+      'Preview first: kubectl delete pod payment-0 --force --dry-run=client',
+    ].map((document) => commandSpans(document)),
+  );
   const vouched = (text: string) => commandSpans(text).every((span) => commandVouched(span, corpus));
 
   it.each<[string, boolean]>([

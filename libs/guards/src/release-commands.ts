@@ -8,7 +8,7 @@ import { commandReading } from './release-normalise';
  */
 const SHAPES: readonly RegExp[] = [
   // option flags after a word: `tool -rf`, `tool --force`, `tool --grace-period=0`
-  /(?<=[\w'"`)\]]\s+(?:\S+\s+){0,8})--?[a-z][\w-]*(?:=\S*)?(?=\s|$|[;|&)])/giu,
+  /(?<=\S\s+)--?[a-z][\w-]*(?:=\S*)?(?=\s|$|[;|&)])/giu,
   // pipes, chains and background jobs between commands; redirections to files and descriptors
   /\S\s*(?:\|\|?|&&)\s*[\w./~$'"`\\-]/gu,
   /\d?>>?\s*[&/~$]|&>|<<<?\s*\S|<\(/gu,
@@ -106,21 +106,34 @@ const WRITES =
   /\b(?:into|update|delete|insert|replace|drop|create|alter|truncate|grant|revoke|set|call|exec|execute|load|lock|kill|shutdown|flush|sleep|benchmark|load_file|outfile|dumpfile)\b|;|\/\*/iu;
 
 /** Every command of a text, by shape; empty for plain prose. */
-export function commandSpans(text: string): CommandSpan[] {
-  const spans: CommandSpan[] = [];
-  for (const { clause, offset } of clausesOf(commandReading(text))) {
-    const tokens = tokensOf(clause, offset);
-    const markers = new Set<number>();
-    for (const shape of SHAPES)
-      for (const match of clause.matchAll(new RegExp(shape))) {
-        const at = offset + match.index + (match[0].length - match[0].trimStart().length);
-        const index = tokens.findIndex((token) => token.end > at);
-        if (index >= 0) markers.add(index);
+export function commandSpans(text: string, canonical?: string): CommandSpan[] {
+  const reading = commandReading(text, canonical);
+  const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset));
+  const all = clauses.flatMap((tokens, clause) =>
+    tokens.map((token, index) => ({ ...token, clause, index })),
+  );
+  if (all.length === 0) return [];
+  // Each shape runs once over the whole reading; a match marks the token it starts in.
+  const markers = clauses.map(() => new Set<number>());
+  for (const shape of SHAPES)
+    for (const match of reading.matchAll(shape)) {
+      const at = match.index + (match[0].length - match[0].trimStart().length);
+      let low = 0;
+      let high = all.length - 1;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if (all[middle].end > at) high = middle;
+        else low = middle + 1;
       }
+      if (all[low].end > at) markers[all[low].clause].add(all[low].index);
+    }
+  const spans: CommandSpan[] = [];
+  clauses.forEach((tokens, clause) => {
+    if (markers[clause].size === 0) return;
     const texts = tokens.map((token) => token.text);
     // After a stop word the command has ended; a later shape is a command of its own.
     let next = 0;
-    for (const marker of [...markers].sort((x, y) => x - y)) {
+    for (const marker of [...markers[clause]].sort((x, y) => x - y)) {
       if (marker < next) continue;
       let proseFrom = texts.length;
       for (let i = marker + 1; i < texts.length; i++)
@@ -137,7 +150,7 @@ export function commandSpans(text: string): CommandSpan[] {
       });
       next = proseFrom + 1;
     }
-  }
+  });
   return spans;
 }
 
@@ -145,9 +158,9 @@ export function commandSpans(text: string): CommandSpan[] {
  * The commands the runbooks hold, one per line, each from its clause's start to where the command
  * ends, as ` tok tok tok ` so a search compares whole tokens and ends where the runbook's command ends.
  */
-export function commandCorpus(documents: readonly string[]): string {
-  const lines = documents.flatMap((document) =>
-    commandSpans(document).map((span) => ` ${span.tokens.slice(0, span.proseFrom).join(' ')} `),
+export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): string {
+  const lines = spans.flatMap((documentSpans) =>
+    documentSpans.map((span) => ` ${span.tokens.slice(0, span.proseFrom).join(' ')} `),
   );
   return `\n${lines.join('\n')}\n`;
 }

@@ -144,8 +144,7 @@ function decodedBlobs(text: string): string[] {
  * `$IFS` read as a space, brace lists expanded to words, and hex or base64 blobs that decode to printable
  * text appended, so a command hidden in them is seen.
  */
-export function commandReading(text: string): string {
-  const canonical = normaliseForRelease(text);
+export function commandReading(text: string, canonical: string = normaliseForRelease(text)): string {
   const read = canonical
     .replace(/\/\*[\s\S]*?\*\//gu, ' ')
     .replace(/\\\r?\n/gu, '')

@@ -67,7 +67,7 @@ const MARKDOWN_LINK =
   /\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]{1,2000})>?[^)]*\)|\[[^\]\n]{0,200}\]:\s*(\S{1,2000})/gu;
 /** A run of characters a host, address, port and path can be written with (after the canonical reading). */
 const ADDRESS_RUN = /[\p{L}\p{N}\p{M}_~%+-]+(?:[.:][\p{L}\p{N}\p{M}_~%+-]+)*(?:\/[^\s<>"'`)\]，。；、]*)?/gu;
-const EMAIL = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)+/gu;
+const EMAIL = /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)+/gu;
 const PHONE =
   /\+\s?\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,4}|(?<![\w.-])\(?\d{3,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,5}(?![\w-]|\.\d)|(?<![\w-])\d{3,4}-\d{7,8}(?![\w-])|(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)[48]00[\s.-]?\d{3}[\s.-]?\d{4}(?!\d)/gu;
 /** `@name` (no address before it) and a handle after the name of a chat app or messenger. */
@@ -140,7 +140,7 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
   };
   for (const match of canonical.matchAll(SCHEME_LINK)) addLink(match[0], match.index);
   for (const match of canonical.matchAll(MARKDOWN_LINK)) addLink(match[1] ?? match[2], match.index);
-  for (const match of linkify.match(canonical) ?? []) {
+  for (const match of (/[.:@]/u.test(canonical) ? linkify.match(canonical) : null) ?? []) {
     if (match.schema === 'mailto:' && !/^mailto:/iu.test(match.raw)) {
       const email = emailToken(match.raw);
       if (email) tokens.push(email);
@@ -155,13 +155,16 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
     } else addLink(match.url, match.index);
   }
   const insideLink = (index: number) => linkSpans.some(([start, end]) => index >= start && index < end);
-  for (const match of canonical.matchAll(EMAIL)) {
-    const email = emailToken(match[0]);
-    if (email) tokens.push(email);
-  }
-  const withoutEmails = canonical.replace(EMAIL, (email) => ' '.repeat(email.length));
+  const hasAt = canonical.includes('@');
+  if (hasAt)
+    for (const match of canonical.matchAll(EMAIL)) {
+      const email = emailToken(match[0]);
+      if (email) tokens.push(email);
+    }
+  const withoutEmails = hasAt ? canonical.replace(EMAIL, (email) => ' '.repeat(email.length)) : canonical;
   for (const match of withoutEmails.matchAll(ADDRESS_RUN)) {
-    if (insideLink(match.index)) continue;
+    // Only a run with a dot, colon or slash can be a host or an address; plain words are skipped cheaply.
+    if (!/[.:/]/u.test(match[0]) || insideLink(match.index)) continue;
     const token = addressToken(match[0]);
     if (token) tokens.push(token);
   }
