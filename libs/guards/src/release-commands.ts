@@ -109,23 +109,28 @@ const WRITES =
 export function commandSpans(text: string, canonical?: string): CommandSpan[] {
   const reading = commandReading(text, canonical);
   const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset));
-  const all = clauses.flatMap((tokens, clause) =>
-    tokens.map((token, index) => ({ ...token, clause, index })),
+  const ends: number[] = [];
+  const owners: [number, number][] = [];
+  clauses.forEach((tokens, clause) =>
+    tokens.forEach((token, index) => {
+      ends.push(token.end);
+      owners.push([clause, index]);
+    }),
   );
-  if (all.length === 0) return [];
+  if (ends.length === 0) return [];
   // Each shape runs once over the whole reading; a match marks the token it starts in.
   const markers = clauses.map(() => new Set<number>());
   for (const shape of SHAPES)
     for (const match of reading.matchAll(shape)) {
       const at = match.index + (match[0].length - match[0].trimStart().length);
       let low = 0;
-      let high = all.length - 1;
+      let high = ends.length - 1;
       while (low < high) {
         const middle = (low + high) >> 1;
-        if (all[middle].end > at) high = middle;
+        if (ends[middle] > at) high = middle;
         else low = middle + 1;
       }
-      if (all[low].end > at) markers[all[low].clause].add(all[low].index);
+      if (ends[low] > at) markers[owners[low][0]].add(owners[low][1]);
     }
   const spans: CommandSpan[] = [];
   clauses.forEach((tokens, clause) => {

@@ -140,7 +140,10 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
   };
   for (const match of canonical.matchAll(SCHEME_LINK)) addLink(match[0], match.index);
   for (const match of canonical.matchAll(MARKDOWN_LINK)) addLink(match[1] ?? match[2], match.index);
-  for (const match of (/[.:@]/u.test(canonical) ? linkify.match(canonical) : null) ?? []) {
+  // linkify-it reads only the words that can hold a link (a dot, colon or at-sign): the same links, less text.
+  const words = canonical.split(/\s+/u).filter((word) => /[.:@]/u.test(word));
+  const linkified = words.length > 0 ? linkify.match(words.join(' ')) : null;
+  for (const match of linkified ?? []) {
     if (match.schema === 'mailto:' && !/^mailto:/iu.test(match.raw)) {
       const email = emailToken(match.raw);
       if (email) tokens.push(email);
@@ -151,8 +154,10 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
         value: canonicalLink(match.url).value,
       };
       tokens.push(token);
-      linkSpans.push([match.index, match.lastIndex]);
-    } else addLink(match.url, match.index);
+    } else {
+      const link = canonicalLink(stripTrailing(match.url));
+      tokens.push({ kind: 'LINK', value: link.value, host: link.host });
+    }
   }
   const insideLink = (index: number) => linkSpans.some(([start, end]) => index >= start && index < end);
   const hasAt = canonical.includes('@');
