@@ -58,6 +58,9 @@ describe('allowlistPermits', () => {
     ['0x7f.1', false],
     ['203.0.113.7', false],
     ['169.254.169.254', false],
+    ['fd00::5', true],
+    ['::1', true],
+    ['2001:db8::1', false],
   ])('built in, a plainly written private or loopback address: %j -> %s', (text, expected) => {
     expect(permitted(text, EMPTY_ALLOWLIST)).toBe(expected);
   });

@@ -49,7 +49,7 @@ export function parseReleaseAllowlist(raw: string): { allowlist: ReleaseAllowlis
   return { allowlist: { domains, ranges }, invalid };
 }
 
-const PRIVATE_RANGES = new Set(['private', 'loopback']);
+const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal']);
 
 function addressIn(allowlist: ReleaseAllowlist, host: string): boolean {
   const text = host.replace(/^\[|\]$/gu, '');

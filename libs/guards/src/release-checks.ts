@@ -52,6 +52,7 @@ const DIRECTIVE = new RegExp(
 const flatten = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 function credentialRequested(text: string): boolean {
+  if (!CREDENTIAL.test(text)) return false;
   return text
     .split(/[.!?。！？\n]+/u)
     .some(

@@ -38,6 +38,10 @@ describe('sensitiveTokens', () => {
     ['a messenger id', '加微信：evil_support', ['CHAT_HANDLE 加微信:evil_support'.replace('加', '')]],
     ['a credential file path', 'cat ~/.aws/credentials', ['FILE_PATH ~/.aws/credentials']],
     ['a dot file', 'the /.env file', ['FILE_PATH /.env']],
+    ['an IPv6 address', 'ping 2001:db8:0:0::1', ['IP 2001:db8::1']],
+    ['a bracketed IPv6 endpoint', 'open [2001:db8::1]:8080', ['IP 2001:db8::1']],
+    ['a Latin host inside Chinese text', '访问evil.com获取帮助', ['HOST evil.com']],
+    ['a file name inside Chinese text', '查看application.yml配置', []],
     ['a Windows path', 'C:\\Users\\admin\\.ssh\\id_rsa', ['FILE_PATH C:\\Users\\admin\\.ssh\\id_rsa']],
   ])('%s', (_name, text, expected) => {
     const found = tokensOf(text);

@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url';
+import ipaddr from 'ipaddr.js';
 import { LinkifyIt } from 'linkify-it';
 import { parse as parseDomain } from 'tldts';
 
@@ -79,6 +80,13 @@ const FILE_PATH =
 /** An HTTP request line's path names a route on the service, not a file on a reader's disk. */
 const ROUTE_BEFORE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/u;
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
+
+/** An IPv6 address, bare or bracketed with a port or path; validated by `ipaddr.js`. */
+const IPV6 =
+  /(?<![\w:.])\[?((?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{0,4}|\d{1,3}(?:\.\d{1,3}){3}))\]?(?::\d{1,5})?(\/\S*)?(?![\w:])/giu;
+
 const stripTrailing = (text: string) => text.replace(TRAILING, '');
 
 /** A dotted IPv4 address written with every part in decimal, as a reader of a log would write one. */
@@ -111,7 +119,9 @@ function addressToken(run: string): SensitiveToken | null {
   }
   const suffix = name.split('.').pop() ?? '';
   // A suffix mixing Latin with look-alike letters (`coм`) is only there to pass for a public one.
-  const lookalike = /[a-z0-9]/iu.test(suffix) && /\P{ASCII}/u.test(suffix);
+  const lookalike =
+    /[a-z0-9]/iu.test(suffix) &&
+    /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(suffix);
   if (!/\./u.test(host) || !(lookalike || hasPublicSuffix(host))) return null;
   if (port || path) {
     const link = canonicalLink(`http://${text}`);
@@ -170,9 +180,22 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
   for (const match of withoutEmails.matchAll(ADDRESS_RUN)) {
     // Only a run with a dot, colon or slash can be a host or an address; plain words are skipped cheaply.
     if (!/[.:/]/u.test(match[0]) || insideLink(match.index)) continue;
-    const token = addressToken(match[0]);
-    if (token) tokens.push(token);
+    // Written without spaces in Chinese text, a Latin host is still what a reader sees: read both.
+    const parts = CJK.test(match[0])
+      ? [match[0], ...match[0].split(CJK_RUN).filter((part) => /[.:/]/u.test(part))]
+      : [match[0]];
+    for (const part of parts) {
+      const token = addressToken(part);
+      if (token) tokens.push(token);
+    }
   }
+  if (canonical.includes('::') || /(?:[0-9a-f]{1,4}:){7}/iu.test(canonical))
+    for (const match of canonical.matchAll(IPV6)) {
+      const address = match[1];
+      if (!ipaddr.IPv6.isValid(address)) continue;
+      const value = ipaddr.IPv6.parse(address).toString();
+      tokens.push({ kind: 'IP', value, host: `[${value}]`, endpoint: Boolean(match[2]) });
+    }
   for (const match of canonical.matchAll(PHONE))
     tokens.push({ kind: 'PHONE', value: match[0].replace(/[^\d+]/gu, '').replace(/(?!^)\+/gu, '') });
   for (const match of withoutEmails.matchAll(CHAT_HANDLE))
