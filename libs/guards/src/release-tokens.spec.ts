@@ -10,6 +10,8 @@ describe('sensitiveTokens', () => {
     ['an order id and a trace id', 'order 20261203000123, trace 4bf92f3577b34da6a3ce929d0e0e4736', []],
     ['error codes and hex codes', 'ERR_TIMEOUT, E1045, HTTP 503 and 0x80004005', []],
     ['versions and decimals', 'release 1.2.3 and 2.10.0, p99 1.25 s', []],
+    ['decimals with leading zeros', 'from 0.002 s to 0.03 s', []],
+    ['a rate', 'retries at 0.5/s', []],
     ['dates and clock times', '2026/12/03 12:30 and 2026-12-03T04:00:00Z', []],
     ['class and file names', 'java.net.SocketTimeoutException in config.yaml', []],
     [
@@ -18,6 +20,8 @@ describe('sensitiveTokens', () => {
       [],
     ],
     ['an API route', 'GET /api/orders/123 returned 503', []],
+    ['a route without its method', 'the longest /api/orders/export request took 30 s, /v1/pay too', []],
+    ['a route that climbs out is a path', 'read /api/../../etc/passwd', ['FILE_PATH /api/../../etc/passwd']],
     ['a link, in its WHATWG spelling', 'see HTTPS://Evil.Test/a/../x', ['LINK https://evil.test/x']],
     ['a bare host on a public suffix', 'see evil-support.com.', ['HOST evil-support.com']],
     ['a host on a private PSL suffix', 'see x.github.io', ['HOST x.github.io']],
@@ -118,7 +122,12 @@ describe('class: every numeric IPv4 spelling the WHATWG parser accepts', () => {
         `http://${spelling}/x`,
         `//${spelling}/x`,
         `${spelling}:8443`,
-        `${spelling}/login`,
+        // A path alone makes an address of four parts, a hex or octal spelling, or one large number.
+        ...(spelling.split('.').length === 4 ||
+        /0x|^0\d|\.0\d.*\./iu.test(spelling) ||
+        !spelling.includes('.')
+          ? [`${spelling}/login`]
+          : []),
       ]) {
         const kinds = sensitiveTokens(normaliseForRelease(`open ${text} now`));
         expect(
@@ -132,7 +141,12 @@ describe('class: every numeric IPv4 spelling the WHATWG parser accepts', () => {
     spellings
       .filter(
         (spelling) =>
-          spelling.split('.').length === 4 || (spelling.includes('.') && /0x|\.0\d|^0\d/iu.test(spelling)),
+          spelling.split('.').length === 4 ||
+          (spelling.includes('.') && /0x/iu.test(spelling)) ||
+          spelling
+            .split('.')
+            .slice(0, -1)
+            .some((part) => /^0\d/u.test(part)),
       )
       .map((s) => [s]),
   )('bare %s is an address', (spelling) => {

@@ -79,6 +79,8 @@ const FILE_PATH =
   /(?<![\w:/.~-])(?:~[\w.-]*|\.{1,2})?\/(?:[\w.@%+-]+\/)+[\w.@%+-]*|(?<![\w:/.~-])(?:~[\w.-]*|\.{1,2})?\/\.[\w.@%+-]+|(?<!\w)[a-z]:\\[^\s<>"'`]+|\\\\[\w.-]+\\[^\s<>"'`]+|%[a-z_]+%\\[^\s<>"'`]+|\$(?:HOME|USERPROFILE|APPDATA)\b[/\\][^\s<>"'`]*/giu;
 /** An HTTP request line's path names a route on the service, not a file on a reader's disk. */
 const ROUTE_BEFORE = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+$/u;
+/** Paths under these prefixes are a web service's routes (`/api/orders/123/pay`), not files. */
+const ROUTE_PREFIX = /^\/(?:api|v\d+|rest|rpc|graphql|actuator|health|metrics)(?:\/|$)/iu;
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
@@ -94,15 +96,22 @@ const plainIpv4 = (text: string) => IPV4.test(text) && text.split('.').every((pa
 
 /**
  * Whether a name WHATWG reads as IPv4 is written as an address rather than as a number: four parts in
- * any radix; two or three parts with a hex or octal one (`0x7f.1`), or with a port or path; one
+ * any radix; two or three parts with a hex part or an octal one before the last (`0x7f.1`, `0177.1`),
+ * or with a port; one
  * number of at least 2^24 or in hex, with a port or path (`3405803783:8443`). A lone number (an order
  * id, `0x80004005`), a decimal (`1.25`), a version (`1.2.3`), a clock time or a date is no address.
  */
-function ipv4Spelling(name: string, withPortOrPath: boolean): boolean {
+function ipv4Spelling(name: string, withPort: boolean, withPath: boolean): boolean {
   const parts = name.split('.').filter((part) => part.length > 0);
   if (parts.length >= 4) return true;
-  if (parts.length > 1) return withPortOrPath || parts.some((part) => /^0x|^0\d/iu.test(part));
-  return withPortOrPath && (/^0x/iu.test(name) || Number(name) >= 2 ** 24);
+  // A decimal with a unit after a slash (`0.5/s`) is a rate, not an address: two or three decimal parts count with a port.
+  if (parts.length > 1)
+    return (
+      withPort ||
+      parts.some((part) => /^0x/iu.test(part)) ||
+      parts.slice(0, -1).some((part) => /^0\d/u.test(part))
+    );
+  return (withPort || withPath) && (/^0x/iu.test(name) || Number(name) >= 2 ** 24);
 }
 
 /** How an address run reads: a host with a public suffix, an IPv4 endpoint, or nothing sensitive. */
@@ -114,7 +123,7 @@ function addressToken(run: string): SensitiveToken | null {
   const host = browserHost(name);
   if (!host) return null;
   if (IPV4.test(host)) {
-    if (!ipv4Spelling(name, Boolean(port || path))) return null;
+    if (!ipv4Spelling(name, Boolean(port), Boolean(path))) return null;
     return { kind: 'IP', value: host, host, endpoint: Boolean(path) || !plainIpv4(name) };
   }
   const suffix = name.split('.').pop() ?? '';
@@ -202,11 +211,10 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
     tokens.push({ kind: 'CHAT_HANDLE', value: stripTrailing(match[0]).toLowerCase().replace(/\s+/gu, '') });
   for (const match of canonical.matchAll(FILE_PATH)) {
     if (insideLink(match.index)) continue;
-    if (
-      ROUTE_BEFORE.test(canonical.slice(Math.max(0, match.index - 8), match.index)) &&
-      !/\.\./u.test(match[0])
-    )
-      continue;
+    const route =
+      ROUTE_PREFIX.test(match[0]) ||
+      ROUTE_BEFORE.test(canonical.slice(Math.max(0, match.index - 8), match.index));
+    if (route && !/\.\.|%2e/iu.test(match[0])) continue;
     tokens.push({ kind: 'FILE_PATH', value: stripTrailing(match[0]) });
   }
   return tokens;
