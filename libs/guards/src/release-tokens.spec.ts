@@ -21,6 +21,7 @@ describe('sensitiveTokens', () => {
     ],
     ['an API route', 'GET /api/orders/123 returned 503', []],
     ['a route without its method', 'the longest /api/orders/export request took 30 s, /v1/pay too', []],
+    ['a route with an ellipsis', 'POST /api/orders/…/pay slowed down', []],
     ['a route that climbs out is a path', 'read /api/../../etc/passwd', ['FILE_PATH /api/../../etc/passwd']],
     ['a link, in its WHATWG spelling', 'see HTTPS://Evil.Test/a/../x', ['LINK https://evil.test/x']],
     ['a bare host on a public suffix', 'see evil-support.com.', ['HOST evil-support.com']],

@@ -214,7 +214,7 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
     const route =
       ROUTE_PREFIX.test(match[0]) ||
       ROUTE_BEFORE.test(canonical.slice(Math.max(0, match.index - 8), match.index));
-    if (route && !/\.\.|%2e/iu.test(match[0])) continue;
+    if (route && !/(?:^|\/)\.\.(?:\/|$)|%2e/iu.test(match[0])) continue;
     tokens.push({ kind: 'FILE_PATH', value: stripTrailing(match[0]) });
   }
   return tokens;
