@@ -160,8 +160,9 @@ export function commandSpans(text: string, canonical?: string): CommandSpan[] {
 }
 
 /**
- * The commands the runbooks hold, one per line, each from its clause's start to where the command
- * ends, as ` tok tok tok ` so a search compares whole tokens and ends where the runbook's command ends.
+ * The commands the runbooks hold (their `commandSpans`), one per line, each from its clause's start to
+ * where the command ends, as ` tok tok tok `, so a search compares whole tokens and ends where the
+ * runbook's command ends.
  */
 export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): string {
   const lines = spans.flatMap((documentSpans) =>

@@ -220,7 +220,7 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
   return tokens;
 }
 
-/** Whether a host (ASCII, from a token) is the ASCII form of what `domainToASCII` makes of an entry. */
+/** A domain as the WHATWG URL parser spells it (`domainToASCII`), lower-cased, without a trailing dot. */
 export function asciiDomain(text: string): string {
   return domainToASCII(text.trim().toLowerCase()).replace(/\.$/u, '');
 }
