@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { projectLogs, queryLogsConfig } from '@app/tools';
-import { DEFAULT_JSONL_FIELDS, JsonlLogSource } from '../libs/tools/src/logs/jsonl-log-source';
+import { FileLogSource } from '../libs/tools/src/logs/file-log-source';
 import { reportBench } from './support/bench-results';
 
 /**
@@ -53,12 +53,7 @@ async function main(): Promise<void> {
     const file = join(dir, 'application-export.jsonl');
     const lines = await generate(file);
     const bytes = statSync(file).size;
-    const source = new JsonlLogSource({
-      directory: dir,
-      topics: { APPLICATION: ['application-*.jsonl'] },
-      fields: DEFAULT_JSONL_FIELDS,
-      maxMatches: 200_000,
-    });
+    const source = new FileLogSource({ directory: dir, rules: [], timeZone: 'UTC', maxMatches: 200_000 });
     const limits = queryLogsConfig();
     const figures: Record<string, number | string> = { file_mb: bytes / 1024 / 1024, lines };
     for (const [label, query, minutes] of [

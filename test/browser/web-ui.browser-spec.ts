@@ -85,7 +85,7 @@ function agentReplies(draftDelayMs: number): StubReply[] {
           name: 'query_logs',
           arguments: {
             topic: 'APPLICATION',
-            query: 'order-service HikariPool timeout',
+            query: 'order-service HikariPool',
             lookback_minutes: 30,
           },
         },

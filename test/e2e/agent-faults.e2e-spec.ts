@@ -7,7 +7,7 @@ import { adminFetch, TEST_MYSQL } from '../support/test-env';
 const suite = useStubbedApp({ HARNESS_AGENT_MAX_MODEL_CALLS: '6' });
 const { stub } = suite;
 
-const logs = (id: string, query = 'order-service HikariPool timeout') => ({
+const logs = (id: string, query = 'order-service HikariPool') => ({
   id,
   name: 'query_logs',
   arguments: { topic: 'APPLICATION', query, lookback_minutes: 30 },
@@ -71,7 +71,7 @@ describe('model faults during a diagnosis', () => {
       ]),
     );
     const content = response.events.at(-2)!.data as { payload: { references: { scope: string }[] } };
-    expect(content.payload.references[0].scope).toContain('order-service HikariPool timeout');
+    expect(content.payload.references[0].scope).toContain('order-service HikariPool');
   });
 
   it.each([

@@ -59,7 +59,7 @@ const runRow = async (events: SseEvent[]) =>
 const logs = (id: string) => ({
   id,
   name: 'query_logs',
-  arguments: { topic: 'APPLICATION', query: 'order-service HikariPool timeout', lookback_minutes: 30 },
+  arguments: { topic: 'APPLICATION', query: 'order-service HikariPool', lookback_minutes: 30 },
 });
 const hit = {
   evidence_status: 'evidence_found',

@@ -26,7 +26,7 @@ describe('service database lost mid-run', () => {
     await stub.stop();
   });
 
-  it('ends the stream cleanly with a failure, and the replica closes the unstored run within its lease once MySQL is back', async () => {
+  it('ends the stream cleanly with a failure, and once MySQL is back the run row holds what the client heard, with RUN_FINISHED', async () => {
     const [plan, final] = agentTurns(draftJson());
     stub.load({
       roles: {
@@ -49,8 +49,8 @@ describe('service database lost mid-run', () => {
     const runId = String(response.events[0].data.run_id);
     const admin = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
     try {
-      // The replica no longer executes the run, so it stops renewing the lease and its own sweep closes
-      // it: nobody else would (a single replica), and the 30-minute backstop is not needed.
+      // The replica remembers the ending it announced and stores it at its next heartbeat once MySQL
+      // answers: the same code the client heard, not ABANDONED.
       let row: RowDataPacket | undefined;
       for (let i = 0; i < 100; i += 1) {
         [[row]] = await admin.query<RowDataPacket[]>(
@@ -60,8 +60,13 @@ describe('service database lost mid-run', () => {
         if (row?.status !== 'RUNNING') break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(row).toMatchObject({ status: 'FAILED', error_code: 'ABANDONED' });
+      expect(row).toMatchObject({ status: 'FAILED', error_code: 'INTERNAL_ERROR' });
       expect(row?.ended_at).not.toBeNull();
+      const [finished] = await admin.query<RowDataPacket[]>(
+        "SELECT details FROM diagnosis_trace_event WHERE run_id = ? AND event_type = 'RUN_FINISHED'",
+        [runId],
+      );
+      expect(finished).toHaveLength(1);
     } finally {
       await admin.end();
     }

@@ -41,7 +41,7 @@ async function timeline(runId: string): Promise<RowDataPacket[]> {
 const logCall = (id: string, lookback: number) => ({
   id,
   name: 'query_logs',
-  arguments: { topic: 'APPLICATION', query: 'order-service HikariPool timeout', lookback_minutes: lookback },
+  arguments: { topic: 'APPLICATION', query: 'order-service HikariPool', lookback_minutes: lookback },
 });
 
 describe('provider failure paths (real MariaDB, Redis behind a proxy the test can cut)', () => {

@@ -21,6 +21,8 @@ writeFileSync(
         msg: `HikariPool-1 - Connection is not available, request timed out after 30000ms (req ${i})`,
       }),
     ),
+    // an unreadable line among the window's records: the released report must say so
+    'not json',
     // outside the replayed 30-minute window
     JSON.stringify({
       '@timestamp': '2026-11-20T09:00:00Z',
@@ -28,7 +30,6 @@ writeFileSync(
       app: 'order-service',
       msg: 'HikariPool-1 - Connection is not available, old',
     }),
-    'not json',
   ].join('\n'),
 );
 
@@ -52,10 +53,8 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
     LOGS_JSONL_DIR: logsDir,
     LOGS_JSONL_NOW: NOW,
     LOGS_JSONL_TOPICS: 'APPLICATION=application-*.jsonl',
-    LOGS_JSONL_TIMESTAMP_FIELD: '@timestamp',
-    LOGS_JSONL_LEVEL_FIELD: 'severity',
-    LOGS_JSONL_SERVICE_FIELD: 'app',
-    LOGS_JSONL_MESSAGE_FIELD: 'msg',
+    LOGS_FILE_RULES:
+      'application-*.jsonl: timestamp_field=@timestamp level_field=severity service_field=app message_field=msg',
   });
   afterAll(() => rmSync(logsDir, { recursive: true, force: true }));
 
@@ -71,6 +70,7 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
     const content = response.events.find((event) => event.event === 'content')?.data;
     expect(content?.content_type).toBe('DIAGNOSIS_REPORT');
     const payload = content?.payload as {
+      limitations: { missing_info: string[] };
       references: { source_type: string; source: string; scope: string; values: { patterns: unknown[] } }[];
     };
     expect(payload.references).toEqual([
@@ -82,6 +82,9 @@ describe('a diagnosis over a JSON-lines log export (LOG_BACKEND=jsonl)', () => {
         ),
       }),
     ]);
+    expect(payload.limitations.missing_info).toContainEqual(
+      expect.stringContaining('The cited log searches hold 1 unreadable line in their scope'),
+    );
     expect(payload.references[0].values.patterns).toEqual([
       expect.objectContaining({ count: 12, service: 'order-service', level: 'ERROR' }),
     ]);

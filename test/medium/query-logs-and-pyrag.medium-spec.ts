@@ -28,13 +28,13 @@ describe('query_logs through the Harness boundary (MOCK log source)', () => {
   it('finds the HikariCP exhaustion with patterns, a sample, the MOCK marker and the exact scope', async () => {
     const result = await call('call_logs', {
       topic: 'APPLICATION',
-      query: 'order-service HikariPool timeout',
+      query: 'order-service HikariPool',
       lookback_minutes: 30,
     });
     expect(result).toMatchObject({
       evidence_status: 'EVIDENCE_FOUND',
       source_kind: 'MOCK',
-      scope: { topic: 'APPLICATION', query: 'order-service HikariPool timeout' },
+      scope: { topic: 'APPLICATION', query: 'order-service HikariPool' },
     });
     const scope = result.scope as { start_time: string; end_time: string };
     expect(Date.parse(scope.end_time) - Date.parse(scope.start_time)).toBe(30 * 60_000);
@@ -56,7 +56,7 @@ describe('query_logs through the Harness boundary (MOCK log source)', () => {
   it.each([
     [{ topic: 'KERNEL', query: 'x' }, 'topic'],
     [{ topic: 'APPLICATION', query: 'x', lookback_minutes: 100_000 }, 'lookback_minutes'],
-    [{ topic: 'APPLICATION', query: '' }, 'query'],
+    [{ topic: 'APPLICATION', query: 'x', status: '5' }, 'status'],
   ])('refuses %p as INVALID_ARGUMENTS naming the field', async (args, field) => {
     const result = await call(`call_bad_${field}`, args);
     expect(result).toMatchObject({ evidence_status: 'ERROR', error_code: 'INVALID_ARGUMENTS' });

@@ -204,7 +204,9 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
     expect(lineOf(run, 'data source shop')).toMatch(
       /^OK {3}data source shop: .*: reachable, SELECT only, all 1 allowlisted table\(s\) and their columns found$/,
     );
-    expect(lineOf(run, 'logs')).toMatch(/^OK {3}logs: 1 file\(s\) in .*, 2 sampled line\(s\) readable$/);
+    expect(lineOf(run, 'logs')).toMatch(
+      /^OK {3}logs: application\.jsonl: json, topic APPLICATION \(rule\), services unknown, 2026-12-03T13:27:07\.624Z \.\. 2026-12-03T13:27:08\.001Z \(zone-less times read as UTC\), 2 records from 2 lines, unreadable 0 \(0%\)$/,
+    );
     const knowledge = lineOf(run, 'knowledge base');
     expect(knowledge).toMatch(
       /^WARN knowledge base: the knowledge base is empty: lookup_knowledge finds no runbook/,
@@ -352,24 +354,27 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
     for (const run of [withInsert, missing, wrongPassword, unreachable]) expectNoSecret(run);
   });
 
-  it('logs: an unparseable file fails, partly readable warns, a missing directory fails', async () => {
+  it('logs: a file no format reads warns by name, partly readable warns, no readable file or directory fails', async () => {
     const dir = mkdtempSync(join(work, 'bad-logs-'));
-    writeFileSync(
-      join(dir, 'application-plain.jsonl'),
-      '2026-12-03 13:27:07 ERROR plain text\nanother plain line\n',
-    );
+    writeFileSync(join(dir, 'application-words.log'), 'just some words\nand more words\n');
     writeFileSync(
       join(dir, 'application-mixed.jsonl'),
       `${JSON.stringify({ '@timestamp': '2026-12-03T13:27:07Z', message: 'ok' })}\nnot json\n`,
     );
     const run = await doctor({ ...base, LOGS_JSONL_DIR: dir });
-    expect(run.status).toBe(1);
     expect(run.stdout).toContain(
-      `FAIL logs: ${join(dir, 'application-plain.jsonl')} (APPLICATION): none of the 2 lines read could be used (not JSON 2, no timestamp 0, no message 0)`,
+      'WARN logs: application-words.log: not searched (no known log format reads its first lines; set format= in LOGS_FILE_RULES)',
     );
-    expect(run.stdout).toContain(`fix: run \`npm run logs-check -- ${dir}\``);
     expect(run.stdout).toContain(
-      `WARN logs: log file ${join(dir, 'application-mixed.jsonl')} (APPLICATION): 1 of 2 lines`,
+      'WARN logs: log file application-mixed.jsonl (json, APPLICATION): 1 of 2 lines',
+    );
+
+    const onlyWords = mkdtempSync(join(work, 'words-logs-'));
+    writeFileSync(join(onlyWords, 'notes.txt'), 'just some words\n');
+    const none = await doctor({ ...base, LOGS_JSONL_DIR: onlyWords });
+    expect(none.status).toBe(1);
+    expect(none.stdout).toContain(
+      `FAIL logs: no readable log file in ${onlyWords}: query_logs would find nothing`,
     );
 
     const noLogs = await doctor({ ...base, LOG_BACKEND: 'none' });

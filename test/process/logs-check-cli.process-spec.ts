@@ -3,10 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Runs the built CLI as a user would, with the server's default topic globs and no field settings. */
+/** Runs the built CLI as a user would, with the server's default rules and zone. */
 function logsCheck(dir: string) {
   const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('LOGS_JSONL_')) delete env[key];
+  for (const key of Object.keys(env)) if (key.startsWith('LOGS_')) delete env[key];
   return spawnSync(process.execPath, ['dist/apps/server/src/cli/logs-check.js', dir], {
     encoding: 'utf8',
     env,
@@ -15,7 +15,7 @@ function logsCheck(dir: string) {
 }
 
 describe('logs-check CLI (built)', () => {
-  it('reports fields, time range and levels of unconfigured exports, and exits 0 when all is readable', () => {
+  it('reports format, topic, time range, levels and services of unconfigured files, and exits 0 when all is readable', () => {
     const dir = mkdtempSync(join(tmpdir(), 'logs-check-'));
     writeFileSync(
       join(dir, 'application-billing.jsonl'),
@@ -28,12 +28,15 @@ describe('logs-check CLI (built)', () => {
     const run = logsCheck(dir);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('application-billing.jsonl  topic: APPLICATION');
-    expect(run.stdout).toContain('lines: 3, readable: 3, unreadable: 0');
-    expect(run.stdout).toContain('time range: 2026-12-03T13:27:07.624Z .. 2026-12-03T13:30:00.000Z');
+    expect(run.stdout).toContain(
+      'application-billing.jsonl  format: json (detected)  topic: APPLICATION (rule)',
+    );
+    expect(run.stdout).toContain('lines: 3, records: 3, joined to a record: 0, unreadable: 0 (0%)');
+    expect(run.stdout).toContain(
+      'time range: 2026-12-03T13:27:07.624Z .. 2026-12-03T13:30:00.000Z (times without zone read as UTC)',
+    );
     expect(run.stdout).toContain('levels: ERROR 1, WARN 1, INFO 1, DEBUG 0');
-    expect(run.stdout).toContain('timestamp: ts (3); level: lvl (3); service: svc (3); message: msg (3)');
-    expect(run.stdout).toContain('topic ACCESS: no file matches access*.jsonl');
+    expect(run.stdout).toContain('services: billing (3)');
   });
 
   it('counts unreadable lines with their first line number and exits 1', () => {
@@ -50,9 +53,11 @@ describe('logs-check CLI (built)', () => {
     const run = logsCheck(dir);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain(
-      'lines: 3, readable: 1, unreadable: 2 (not JSON 1, no timestamp 1, no message 0; first at line 2)',
+      'lines: 3, records: 1, joined to a record: 0, unreadable: 2 (66.7%) [NOT_JSON 1, NO_TIMESTAMP 1; first at line 2]',
     );
-    expect(run.stdout).toContain('notes.txt  topic: none');
+    expect(run.stdout).toContain(
+      'notes.txt  NOT READ: no known log format reads its first lines; set format= in LOGS_FILE_RULES',
+    );
   });
 
   it('refuses a missing directory with exit 2', () => {

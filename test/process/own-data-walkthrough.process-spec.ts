@@ -235,7 +235,18 @@ describe('README "Using your own data", step by step as a user runs it', () => {
     expect(checked).toMatch(
       /^OK {3}data source shop: .*: reachable, SELECT only, all 1 allowlisted table\(s\)/m,
     );
-    expect(checked).toMatch(/^OK {3}logs: 3 file\(s\) in .*, 8 sampled line\(s\) readable$/m);
+    for (const [file, topic, service, records] of [
+      ['access-gateway\\.jsonl', 'ACCESS', 'gateway', 1],
+      ['application-order\\.jsonl', 'APPLICATION', 'order-service', 6],
+      ['database-order\\.jsonl', 'DATABASE', 'order-db', 1],
+    ]) {
+      expect(checked).toMatch(
+        new RegExp(
+          `^OK {3}logs: ${file}: json, topic ${topic} \\(rule\\), services ${service}, .*, ${records} records from ${records} lines, unreadable 0 \\(0%\\)$`,
+          'm',
+        ),
+      );
+    }
     expect(checked).toMatch(/^OK {3}llm: /m);
     expect(checked).toMatch(/^OK {3}redis: /m);
     expect(checked).toMatch(/^WARN knowledge base: the knowledge base is empty/m);

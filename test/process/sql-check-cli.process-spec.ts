@@ -108,6 +108,41 @@ describe('sql-check CLI (built)', () => {
     });
   });
 
+  it('checks red-team corpus 4 (scope, cost, result names) in batch mode', () => {
+    const corpus4 = JSON.parse(
+      readFileSync('test/fixtures/sql-policy-corpus-4.json', 'utf8'),
+    ) as CorpusEntry[];
+    const batch = join(mkdtempSync(join(tmpdir(), 'sql-check-')), 'corpus-4.jsonl');
+    writeFileSync(
+      batch,
+      corpus4.map((entry) => JSON.stringify({ sql: entry.sql, params: entry.params })).join('\n'),
+    );
+    const result = sqlCheck(['--config', CONFIG, '--data-source', 'order_readonly', '--batch', batch]);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { code: string });
+    expect(lines.map((line, index) => [corpus4[index].sql, line.code])).toEqual(
+      corpus4.map((entry) => [entry.sql, entry.expect]),
+    );
+  });
+
+  it('warns when result columns share a name, and still allows the statement', () => {
+    const result = sqlCheck([
+      '--config',
+      CONFIG,
+      '--data-source',
+      'order_readonly',
+      '--sql',
+      'SELECT o.order_id, p.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+    ]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      allowed: true,
+      warnings: [expect.stringMatching(/^DUPLICATE_RESULT_NAME: 2 result columns are named order_id/)],
+    });
+  });
+
   it('reports a bad batch line in place and goes on', () => {
     const batch = join(mkdtempSync(join(tmpdir(), 'sql-check-')), 'mixed.jsonl');
     writeFileSync(

@@ -48,7 +48,7 @@ export function agentTurns(finalDraft: string): StubReply[] {
           name: 'query_logs',
           arguments: {
             topic: 'APPLICATION',
-            query: 'order-service HikariPool timeout',
+            query: 'order-service HikariPool',
             lookback_minutes: 30,
           },
         },

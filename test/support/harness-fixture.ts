@@ -18,7 +18,14 @@ import {
   toolsConfig,
 } from '@app/tools';
 import { withEnv } from './app-under-test';
-import { RunJournalRepository, RunRepository } from '@app/trace';
+import {
+  databaseConfig,
+  DatabaseConfig,
+  RunJournalRepository,
+  RunRepository,
+  traceConfig,
+  TraceConfig,
+} from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
 import { TEST_RUN_LIMITS } from './run-limits';
@@ -41,6 +48,10 @@ export interface FixtureOptions {
   llmEnv?: Record<string, string>;
   /** A query_mysql allowlist file for this fixture only. */
   mysqlToolsConfig?: string;
+  /** Service-database settings for this fixture only (lock waits, write grace). */
+  database?: Partial<DatabaseConfig>;
+  /** Trace settings for this fixture only (run lease and heartbeat). */
+  trace?: Partial<TraceConfig>;
 }
 
 export async function createHarnessFixture(options: FixtureOptions = {}): Promise<HarnessFixture> {
@@ -48,6 +59,10 @@ export async function createHarnessFixture(options: FixtureOptions = {}): Promis
   const baseUrl = await stub.start();
   const tools = toolsConfig();
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(databaseConfig.KEY)
+    .useValue({ ...databaseConfig(), ...options.database })
+    .overrideProvider(traceConfig.KEY)
+    .useValue({ ...traceConfig(), ...options.trace })
     .overrideProvider(redisConfig.KEY)
     .useValue({ ...redisConfig(), ...options.redis })
     .overrideProvider(toolsConfig.KEY)

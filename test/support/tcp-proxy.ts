@@ -1,9 +1,18 @@
 import { createServer, Server, Socket } from 'node:net';
 
-/** A loopback TCP proxy the tests can cut and restore, to take a real service away mid-test. */
+/**
+ * A loopback TCP proxy the tests can cut and restore, to take a real service away mid-test, or freeze
+ * and thaw: connections stay open but nothing is forwarded either way (a hung server), then everything
+ * held back is delivered.
+ */
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  private frozen = false;
+  /** Sockets whose incoming bytes are held back (freezeOpen, freezeAnswers). */
+  private readonly muted = new Set<Socket>();
+  private readonly clients = new Set<Socket>();
+  private held: [Socket, Buffer][] = [];
   port = 0;
 
   constructor(
@@ -20,13 +29,50 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      this.clients.add(client);
+      client.on('close', () => this.clients.delete(client));
+      client.on('data', (chunk: Buffer) => this.forward(upstream, chunk));
+      upstream.on('data', (chunk: Buffer) => this.forward(client, chunk));
+      client.on('end', () => upstream.end());
+      upstream.on('end', () => client.end());
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
     return this.port;
+  }
+
+  private forward(to: Socket, chunk: Buffer): void {
+    if (this.frozen || this.muted.has(to)) this.held.push([to, chunk]);
+    else if (!to.destroyed) to.write(chunk);
+  }
+
+  /** Stops forwarding in both directions; open and new connections hang. */
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  /**
+   * Holds back every answer to the connections open now (requests still reach the server): a statement
+   * is executed, but its client never hears the result. New connections are not affected.
+   */
+  freezeAnswers(): void {
+    for (const client of this.clients) this.muted.add(client);
+  }
+
+  /** Stops moving bytes on the connections open now, which stay open; new connections work. */
+  freezeOpen(): void {
+    for (const socket of this.sockets) this.muted.add(socket);
+  }
+
+  /** Forwards again, delivering what was held back in order. */
+  thaw(): void {
+    this.frozen = false;
+    this.muted.clear();
+    const held = this.held;
+    this.held = [];
+    for (const [to, chunk] of held) if (!to.destroyed) to.write(chunk);
   }
 
   /** Drops every connection and refuses new ones. */

@@ -28,7 +28,14 @@ export class MemoryRunRepository extends RunRepository {
   startFails = false;
 
   constructor() {
-    super(null as never, null as never, null as never, null as never, null as never);
+    super(null as never, null as never, null as never, null as never, null as never, null as never);
+  }
+
+  /** Endings announced whose terminal write failed, as RunOwner would keep them for the heartbeat. */
+  readonly endingsNotStored = new Map<string, { status: string; errorCode: string }>();
+
+  override endingNotStored(runId: string, ending: { status: 'FAILED' | 'CANCELLED'; errorCode: string }) {
+    this.endingsNotStored.set(runId, ending);
   }
 
   override startRun(run: { sessionId: string; runId: string; query: string; ownerKeyDigest: string }) {
@@ -63,7 +70,7 @@ export class MemoryRunRepository extends RunRepository {
 /** Journals that write into one MemoryJournalStore, as RunJournalRepository writes into MySQL. */
 export class MemoryJournalRepository extends RunJournalRepository {
   constructor(private readonly store: MemoryJournalStore) {
-    super(null as never, null as never);
+    super(null as never, null as never, null as never);
   }
 
   override open(runId: string): RunJournal {

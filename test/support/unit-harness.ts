@@ -54,6 +54,8 @@ export type StoreAnswer = 'OK' | 'DUPLICATE' | 'MISSING' | 'RECORD_TOO_LARGE' | 
 export class MemoryInvocationStore extends InvocationStore {
   readonly records = new Map<string, CanonicalInvocation>();
   readonly answers: StoreAnswer[] = [];
+  /** Runs whose start marker is held (openRun), as the Redis marker key. */
+  readonly openRuns = new Set<string>();
   readsFail = false;
 
   constructor(config: HarnessConfig = unitHarnessConfig()) {
@@ -72,6 +74,23 @@ export class MemoryInvocationStore extends InvocationStore {
     if (this.readsFail) return Promise.reject(new EvidenceStoreUnavailable());
     const record = this.records.get(this.key(runId, toolCallId));
     return Promise.resolve(record ? (structuredClone(record) as CanonicalInvocation) : null);
+  }
+
+  override openRun(runId: string): Promise<void> {
+    if (this.readsFail) return Promise.reject(new EvidenceStoreUnavailable());
+    this.openRuns.add(runId);
+    return Promise.resolve();
+  }
+
+  override runIntact(runId: string): Promise<boolean> {
+    if (this.readsFail) return Promise.reject(new EvidenceStoreUnavailable());
+    return Promise.resolve(this.openRuns.has(runId));
+  }
+
+  /** What a Redis restart without persistence does to a run: its records and its marker are gone. */
+  lose(runId: string): void {
+    this.openRuns.delete(runId);
+    for (const key of [...this.records.keys()]) if (key.includes(`{${runId}}`)) this.records.delete(key);
   }
 
   private put(record: CanonicalInvocation, mode: 'create' | 'update') {

@@ -23,7 +23,7 @@ import {
   ReleaseConfig,
 } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
-import { FinishRun, RunRepository } from '@app/trace';
+import { describeDatabaseError, FinishRun, RunRepository } from '@app/trace';
 import {
   checkKnowledgeAnswer,
   KnowledgeAnswer,
@@ -362,17 +362,21 @@ export class ChatApplicationUseCase {
         totalTokens: totals.totalTokens,
         durationMs: Date.now() - started,
       });
+      if (!stored) log.error('the run had already left RUNNING; its terminal state was not stored');
     } catch (error) {
-      log.error(
-        `the terminal state could not be stored (${error instanceof Error ? error.name : 'unknown error'})`,
-      );
-      return false;
+      log.error(`the terminal state could not be stored: ${describeDatabaseError(error)}`);
+      stored = false;
     }
     if (!stored) {
-      log.error('the run had already left RUNNING; its terminal state was not stored');
-      return false;
+      // The client hears INTERNAL_ERROR (or nothing, when it left); the lease heartbeat makes the run row say so.
+      this.runs.endingNotStored(
+        ctx.runId,
+        terminal.status === 'CANCELLED'
+          ? { status: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' }
+          : { status: 'FAILED', errorCode: 'INTERNAL_ERROR' },
+      );
     }
-    return true;
+    return stored;
   }
 }
 

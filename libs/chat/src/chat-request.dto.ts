@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
 import { MAX_QUERY_CHARS } from '@app/tools';
+import { wellFormed } from '@app/trace';
 
 export class ChatRequestDto {
   @ApiPropertyOptional({
@@ -23,7 +24,10 @@ export class ChatRequestDto {
     maxLength: MAX_QUERY_CHARS,
     example: 'order-123 payment times out, find out why',
   })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  // A lone surrogate (half an emoji) is no text any store or model accepts: replaced, not refused.
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? wellFormed(value.trim()) : value,
+  )
   @IsString()
   @Length(1, MAX_QUERY_CHARS, {
     message: `query must be 1 to ${MAX_QUERY_CHARS} characters after trimming`,

@@ -62,7 +62,7 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const CONFIG = { maxInFlight: 1, maxQueue: 0, retryAfterSeconds: 7, heartbeatMs: 60_000 };
+const CONFIG = { maxInFlight: 1, maxQueue: 0, maxPerKey: 1, retryAfterSeconds: 7, heartbeatMs: 60_000 };
 const CALLER = { keyDigest: 'a'.repeat(64), scopes: ['chat'] };
 
 function controllerFor(roles: Record<string, StubReply[]>, capacity = new ChatCapacity(1, 0)) {
@@ -110,7 +110,7 @@ describe('ChatController', () => {
     });
     expect(res.events.at(-1)?.data).toEqual({ outcome: 'SUCCESS' });
     expect(res.writableEnded).toBe(true);
-    expect(capacity.load).toEqual({ inFlight: 0, queued: 0 });
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
   it('a session of another key is a 404 before any stream', async () => {
@@ -135,14 +135,29 @@ describe('ChatController', () => {
 
   it('at capacity: 503 with Retry-After, and the run is never started', async () => {
     const capacity = new ChatCapacity(1, 0);
-    const hold = await capacity.acquire(new AbortController().signal);
+    const hold = await capacity.acquire('another-key', new AbortController().signal);
     const { controller, kit } = controllerFor({}, capacity);
     const res = await post(controller, { query: 'q' });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('7');
     expect(res.jsonBody).toMatchObject({ message: 'The service is at capacity; retry later.' });
     expect(kit.runs.started).toHaveLength(0);
-    hold?.();
+    if (hold.granted) hold.release();
+  });
+
+  it('a key that holds its whole share: 429 with Retry-After naming the setting; other keys are not affected', async () => {
+    const capacity = new ChatCapacity(2, 0, 1);
+    const hold = await capacity.acquire(CALLER.keyDigest, new AbortController().signal);
+    const { controller, kit } = controllerFor({}, capacity);
+    const res = await post(controller, { query: 'q' });
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('7');
+    expect(res.jsonBody).toMatchObject({ message: expect.stringContaining('CHAT_MAX_PER_KEY') });
+    expect(kit.runs.started).toHaveLength(0);
+    expect(await capacity.acquire('b'.repeat(64), new AbortController().signal)).toMatchObject({
+      granted: true,
+    });
+    if (hold.granted) hold.release();
   });
 
   it('a client that disconnects cancels the run; nothing follows what was already sent', async () => {

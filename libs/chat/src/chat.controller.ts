@@ -2,6 +2,7 @@ import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
+import { describeDatabaseError } from '@app/trace';
 import { ChatCapacity } from './chat-capacity';
 import { ChatApplicationUseCase, UnknownSession } from './chat-application.use-case';
 import { chatConfig, ChatConfig } from './chat.config';
@@ -21,7 +22,7 @@ const HEARTBEAT = ': heartbeat\n\n';
 
 /**
  * POST /api/chat, the only chat endpoint: a validated body (400 before any stream), bounded concurrency
- * (503 + Retry-After before any stream), then named SSE events with heartbeat comments. A client that
+ * (503 + Retry-After before any stream; 429 when the calling key holds its whole share), then named SSE events with heartbeat comments. A client that
  * disconnects aborts the run; nothing more is written to it.
  */
 @ApiTags('chat')
@@ -67,6 +68,12 @@ export class ChatController {
     description: 'Not application/json in UTF-8, or an unsupported content encoding',
   })
   @ApiResponse({
+    status: 429,
+    type: ApiErrorDto,
+    description:
+      'Rate limited, or this API key already holds its share of running and queued runs (CHAT_MAX_PER_KEY); see Retry-After',
+  })
+  @ApiResponse({
     status: 503,
     type: ApiErrorDto,
     description: 'At capacity or cannot start a run; see Retry-After',
@@ -77,10 +84,21 @@ export class ChatController {
     res.on('close', () => {
       if (!res.writableFinished) client.abort();
     });
-    const release = await this.capacity.acquire(client.signal);
-    if (!release) {
-      if (!client.signal.aborted) {
-        res.status(503).set('Retry-After', String(this.config.retryAfterSeconds)).json({
+    const admission = await this.capacity.acquire(caller.keyDigest, client.signal);
+    if (!admission.granted) {
+      if (client.signal.aborted) return;
+      const retryAfter = String(this.config.retryAfterSeconds);
+      if (admission.reason === 'KEY_SHARE_FULL') {
+        res
+          .status(429)
+          .set('Retry-After', retryAfter)
+          .json({
+            statusCode: 429,
+            error: 'Too Many Requests',
+            message: `This API key already has ${this.config.maxPerKey} chat runs running or queued (CHAT_MAX_PER_KEY); retry when one has ended.`,
+          });
+      } else {
+        res.status(503).set('Retry-After', retryAfter).json({
           statusCode: 503,
           error: 'Service Unavailable',
           message: 'The service is at capacity; retry later.',
@@ -88,6 +106,7 @@ export class ChatController {
       }
       return;
     }
+    const { release } = admission;
     let heartbeat: NodeJS.Timeout | undefined;
     const stream = new ChatEventStream((event: ChatEvent) => {
       if (!res.headersSent) {
@@ -113,9 +132,7 @@ export class ChatController {
         return;
       }
       // Only reachable before the run exists (e.g. MySQL down): no stream has started yet.
-      this.logger.error(
-        `chat request failed before its run started: ${error instanceof Error ? error.name : 'unknown error'}`,
-      );
+      this.logger.error(`chat request failed before its run started: ${describeDatabaseError(error)}`);
       if (!res.headersSent && !client.signal.aborted) {
         res.status(503).set('Retry-After', String(this.config.retryAfterSeconds)).json({
           statusCode: 503,

@@ -28,7 +28,8 @@ import { IntentRouter } from './routing/intent-router';
     {
       provide: ChatCapacity,
       inject: [chatConfig.KEY],
-      useFactory: (config: ChatConfig) => new ChatCapacity(config.maxInFlight, config.maxQueue),
+      useFactory: (config: ChatConfig) =>
+        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxPerKey),
     },
     ChatApplicationUseCase,
     IntentRouter,

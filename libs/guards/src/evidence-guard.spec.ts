@@ -9,13 +9,15 @@ const GOOD = draftJson({ cite: ['call_logs_1'] });
 const WRONG_CITE = draftJson({ cite: ['call_never_made'] });
 
 /** A run with one READY log call (call_logs_1) in the store, and the guard under test. */
-async function guardRun(repair: StubReply[], options: { readsFail?: boolean } = {}) {
+async function guardRun(repair: StubReply[], options: { readsFail?: boolean; storeLost?: boolean } = {}) {
   const journal = new MemoryJournalStore();
   const kit = diagnosisKit({ 'evidence-repair': repair }, { journal });
   const { ctx } = startUnitRun({ journal });
+  await kit.evidenceGuard.open(ctx);
   const tool = fakeLogTool({ execute: () => Promise.resolve({ lines: LOG_LINES, secret_marker: 'x' }) });
   await kit.boundary.execute(ctx, tool, 'call_logs_1', { query: 'HikariPool', count: 2 });
   kit.store.readsFail = options.readsFail ?? false;
+  if (options.storeLost) kit.store.lose(ctx.runId);
   let repairs = 0;
   const check = async (answer: string) => {
     try {
@@ -103,6 +105,42 @@ describe('EvidenceGuard', () => {
       storeUnavailable: true,
     });
     run.ctx.close();
+  });
+
+  it.each([
+    { name: 'a citation of a call made', answer: GOOD },
+    { name: 'a citation of a call never made', answer: WRONG_CITE },
+  ])(
+    'a store that lost the run (restarted or flushed): $name is a store outage, with no repair',
+    async ({ answer }) => {
+      const run = await guardRun([{ content: GOOD }], { storeLost: true });
+      const result = await run.check(answer);
+      expect(result).toEqual({
+        ok: false,
+        violations: ["the evidence store lost this run's records, so no citation can be verified"],
+        storeUnavailable: true,
+        storeLost: true,
+      });
+      expect(run.repairs()).toBe(0);
+      expect(run.kit.model.callsFor('evidence-repair')).toHaveLength(0);
+      expect(checkedEvents(run.journal)).toEqual([
+        { attempt: 1, ok: false, violations: 1, error_code: 'EVIDENCE_STORE_LOST' },
+      ]);
+      run.ctx.close();
+    },
+  );
+
+  it('a run whose start could not be marked (store down then) still verifies a draft normally', async () => {
+    const journal = new MemoryJournalStore();
+    const kit = diagnosisKit({}, { journal });
+    const { ctx } = startUnitRun({ journal });
+    kit.store.readsFail = true;
+    await expect(kit.evidenceGuard.open(ctx)).resolves.toBeUndefined();
+    kit.store.readsFail = false;
+    const tool = fakeLogTool({ execute: () => Promise.resolve({ lines: LOG_LINES, secret_marker: 'x' }) });
+    await kit.boundary.execute(ctx, tool, 'call_logs_1', { query: 'HikariPool', count: 2 });
+    expect((await kit.evidenceGuard.guard(ctx, GOOD, () => undefined)).ok).toBe(true);
+    ctx.close();
   });
 
   it('a repair call that fails surfaces as the model failure (the pipeline falls back on it)', async () => {

@@ -16,9 +16,10 @@ import { repairContentChanges } from './repair-scope';
 
 export type GuardedDraft =
   | { ok: true; draft: Draft; check: Extract<EvidenceCheck, { ok: true }> }
-  | { ok: false; violations: string[]; storeUnavailable?: true };
+  | { ok: false; violations: string[]; storeUnavailable?: true; storeLost?: true };
 
 const STORE_UNAVAILABLE = 'EVIDENCE_STORE_UNAVAILABLE';
+const STORE_LOST = 'EVIDENCE_STORE_LOST';
 
 /**
  * EvidenceGuard: the agent's answer must parse as a Draft and every citation must be a
@@ -34,6 +35,22 @@ export class EvidenceGuard {
     private readonly invocations: ToolInvocationRepository,
     private readonly tools: ToolCatalog,
   ) {}
+
+  /**
+   * Marks the run's start in the evidence store, so that a store which later loses the run's records
+   * (a Redis restart without persistence, a flush) is told apart from a draft citing calls never made.
+   * A store down now is only logged: the tool calls will meet it (and say so) on their own.
+   */
+  async open(ctx: RunContext): Promise<void> {
+    try {
+      await this.store.openRun(ctx.runId);
+    } catch (error) {
+      if (!(error instanceof EvidenceStoreUnavailable)) throw error;
+      ctx
+        .logger(EvidenceGuard.name)
+        .warn('the evidence store could not be marked at the run start', { error_code: STORE_UNAVAILABLE });
+    }
+  }
 
   async guard(ctx: RunContext, answer: string, onRepair: () => void): Promise<GuardedDraft> {
     const first = await this.verify(ctx, answer);
@@ -69,6 +86,20 @@ export class EvidenceGuard {
     const records = new Map<string, CanonicalInvocation | null>();
     try {
       for (const id of ids) records.set(id, await this.store.get(ctx.runId, id));
+      // A citation the store does not hold is the draft's fault only while the store still holds this run.
+      if ([...records.values()].includes(null) && !(await this.store.runIntact(ctx.runId))) {
+        ctx
+          .logger(EvidenceGuard.name)
+          .warn("the evidence store lost this run's records (restarted or flushed)", {
+            error_code: STORE_LOST,
+          });
+        return {
+          ok: false,
+          violations: ["the evidence store lost this run's records, so no citation can be verified"],
+          storeUnavailable: true,
+          storeLost: true,
+        };
+      }
     } catch (error) {
       if (error instanceof EvidenceStoreUnavailable)
         return {
@@ -102,5 +133,7 @@ export class EvidenceGuard {
   }
 }
 
-const storeCode = (result: GuardedDraft): Record<string, string> =>
-  !result.ok && result.storeUnavailable ? { error_code: STORE_UNAVAILABLE } : {};
+const storeCode = (result: GuardedDraft): Record<string, string> => {
+  if (result.ok || !result.storeUnavailable) return {};
+  return { error_code: result.storeLost ? STORE_LOST : STORE_UNAVAILABLE };
+};

@@ -1,5 +1,5 @@
 import type { AnalysisKind } from '@app/contracts';
-import type { AgentResult, CanonicalInvocation } from '@app/harness';
+import type { AgentResult, CanonicalInvocation, EvidenceGap } from '@app/harness';
 import type { Draft } from './draft.schema';
 import { EvidenceLookup, VerifiedEvidence, verifiedEvidenceOf } from './verified-evidence';
 
@@ -15,6 +15,8 @@ export interface VerifiedSnapshot {
   byAnalysis: AnalysisEvidence[];
   /** tool_call_id -> verified evidence, for the references of the released report; Harness-only. */
   cited: Map<string, VerifiedEvidence & { tool_name: string }>;
+  /** tool_call_id -> what the cited result could not read in its scope (the tool's typed `gapOf`). */
+  gaps?: ReadonlyMap<string, EvidenceGap>;
 }
 
 export type EvidenceCheck = { ok: true; snapshot: VerifiedSnapshot } | { ok: false; violations: string[] };
@@ -40,6 +42,7 @@ export function checkEvidence(
 
   const byAnalysis: AnalysisEvidence[] = [];
   const cited = new Map<string, VerifiedEvidence & { tool_name: string }>();
+  const gaps = new Map<string, EvidenceGap>();
   for (const analysis of draft.analysis) {
     const where = `analysis ${analysis.analysis_id}`;
     if (analysis.tool_call_ids.length === 0) violations.push(`${where} cites no tool_call_id`);
@@ -70,6 +73,8 @@ export function checkEvidence(
       );
       evidence.push(verified);
       if (!cited.has(toolCallId)) cited.set(toolCallId, { ...verified, tool_name: record.tool_name });
+      const gap = tools(record.tool_name)?.gapOf?.(record.agent_result as AgentResult) ?? null;
+      if (gap) gaps.set(toolCallId, gap);
     }
     byAnalysis.push({
       analysis_id: analysis.analysis_id,
@@ -90,5 +95,7 @@ export function checkEvidence(
     checkRefs(`recommendations[${index}]`, item.based_on_analysis_ids),
   );
 
-  return violations.length > 0 ? { ok: false, violations } : { ok: true, snapshot: { byAnalysis, cited } };
+  return violations.length > 0
+    ? { ok: false, violations }
+    : { ok: true, snapshot: { byAnalysis, cited, gaps } };
 }

@@ -12,5 +12,6 @@ export type { ReleaseAllowlist } from './release-allowlist';
 export { releaseConfig } from './release.config';
 export type { ReleaseConfig } from './release.config';
 export { checkGrounding, groundingDetails } from './grounding-check';
+export { evidenceLimitations, withEvidenceLimitations } from './evidence-limitations';
 export { fallbackReport, releasedDetails, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType } from './release-policy';

@@ -8,7 +8,7 @@ export interface VerifiedEvidence extends EvidenceView {
 }
 
 /** How the guards find a tool's own evidence reading; the tool catalog answers it. */
-export type EvidenceLookup = (toolName: string) => Pick<AnyHarnessTool, 'evidenceOf'> | undefined;
+export type EvidenceLookup = (toolName: string) => Pick<AnyHarnessTool, 'evidenceOf' | 'gapOf'> | undefined;
 
 /** A result of a tool this process does not know: its fields as they are, under the tool's name. */
 function unknownToolEvidence(toolName: string, result: AgentResult): EvidenceView {

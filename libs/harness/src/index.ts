@@ -42,6 +42,7 @@ export { HarnessToolNode } from './tools/harness-tool-node';
 export { ToolFailure } from './tools/harness-tool-definition';
 export type {
   AnyHarnessTool,
+  EvidenceGap,
   EvidenceView,
   HarnessToolDefinition,
   ToolProjection,

@@ -33,10 +33,8 @@ export class EvidenceTools {
   ) {
     this.lookupKnowledge = lookupKnowledgeTool(knowledge, knowledgeLimits);
     const replayNow = tools.logs.backend === 'jsonl' ? tools.logs.now : null;
-    const mapped = tools.logs.backend === 'jsonl' ? tools.logs.jsonl.topics : null;
-    const topics = mapped ? LOG_TOPICS.filter((topic) => mapped[topic]) : LOG_TOPICS;
     this.queryLogs = logs
-      ? queryLogsTool(logs, logLimits, replayNow ? () => replayNow : undefined, topics)
+      ? queryLogsTool(logs, logLimits, replayNow ? () => replayNow : undefined, LOG_TOPICS)
       : null;
     this.queryMysql = queryMysqlTool(tools.mysqlDataSources, executor, mysqlLimits);
     for (const tool of [this.lookupKnowledge, this.queryLogs, this.queryMysql])

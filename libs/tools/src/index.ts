@@ -5,6 +5,9 @@ export { queryLogsConfig } from './logs/query-logs.config';
 export { queryMysqlConfig } from './mysql/query-mysql.config';
 export { queryMetricsConfig } from './metrics/query-metrics.config';
 export { mcpToolsConfig } from './mcp/mcp-tools.config';
+export { McpServerConnection } from './mcp/mcp-server-connection';
+export type { McpConnectionLimits } from './mcp/mcp-server-connection';
+export type { McpServerConfig } from './mcp/mcp-tools.config';
 export { loadMysqlToolsConfig, parseMysqlToolsConfig } from './mysql/mysql-tools-config';
 export { parseMetricsToolsConfig } from './metrics/metrics-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
@@ -16,10 +19,17 @@ export type { LogRawResponse, LogTopic } from './logs/log-source.port';
 export { projectLogs } from './logs/query-logs-result-projector';
 export { projectRagResult } from './knowledge/rag-result-projector';
 export { DocumentsService } from './documents/documents.service';
-export { inspectLogFile, inspectLogSource, logFileWarning } from './logs/log-file-inspection';
+export {
+  describeLogFile,
+  inspectLogDirectory,
+  inspectLogFile,
+  logFileWarning,
+  unreadableShare,
+} from './logs/log-file-inspection';
 export type { LogFileReport } from './logs/log-file-inspection';
-export { jsonlFieldsOf, ToolsEnv } from './config/tools.config';
-export { globToRegExp, parseTopicGlobs } from './logs/jsonl-log-source';
+export { logRulesOf, ToolsEnv } from './config/tools.config';
+export { globToRegExp, parseFileRules, parseTopicGlobs } from './logs/log-files';
+export type { LogFileProblem } from './logs/log-files';
 export { logsConfigOf } from './config/tools.config';
 export type { LogsConfig } from './config/tools.config';
 export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';

@@ -32,6 +32,7 @@ describe("the built-in tools' own limit slices", () => {
         maxCellChars: 256,
         maxTotalBytes: 16 * 1024,
         queryTimeoutMs: 5000,
+        maxResultBytes: 1024 * 1024,
       });
     });
     withEnvForTest({ HARNESS_MYSQL_MAX_ROWS: '20', HARNESS_RAG_MAX_EVIDENCE: '3' }, () => {

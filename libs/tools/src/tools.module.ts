@@ -12,8 +12,8 @@ import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 import { lookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 import { LogSourcePort } from './logs/log-source.port';
-import { JsonlLogSource, JsonlLogSourceConfig } from './logs/jsonl-log-source';
-import { inspectLogSource, logFileWarning } from './logs/log-file-inspection';
+import { FileLogSource, FileLogSourceConfig } from './logs/file-log-source';
+import { describeLogFile, inspectLogDirectory, logFileWarning } from './logs/log-file-inspection';
 import { MockLogSource } from './logs/mock-log-source';
 import { queryLogsConfig } from './logs/query-logs.config';
 import { McpToolsModule } from './mcp/mcp-tools.module';
@@ -24,24 +24,28 @@ import { queryMysqlConfig } from './mysql/query-mysql.config';
 const STARTUP_SAMPLE_LINES = 200;
 
 /**
- * Samples each configured log file at start-up and warns, naming the file, when lines cannot be read:
- * otherwise an export in an unexpected format would only ever answer "nothing in the logs".
+ * Samples every file of the logs directory at start-up: one line per file (format, topic, services,
+ * time range, unreadable share), a warning naming each file that cannot be read (path, reason) or holds
+ * unreadable lines, so an export in an unexpected format never only answers "nothing in the logs".
  */
-async function warnAboutLogFiles(config: JsonlLogSourceConfig): Promise<void> {
-  const logger = new Logger('JsonlLogSource');
+async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
+  const logger = new Logger('FileLogSource');
   try {
-    const { reports, topicsWithoutFiles } = await inspectLogSource(config, STARTUP_SAMPLE_LINES);
-    for (const topic of topicsWithoutFiles) {
-      logger.warn(
-        `no file in ${config.directory} matches the globs of log topic ${topic} (LOGS_JSONL_TOPICS)`,
-      );
-    }
+    const { reports, problems } = await inspectLogDirectory(config, STARTUP_SAMPLE_LINES);
+    if (reports.length === 0)
+      logger.warn(`no readable log file in ${config.directory}: query_logs finds nothing`);
     for (const report of reports) {
+      logger.log(describeLogFile(report));
       const warning = logFileWarning(report);
       if (warning) logger.warn(warning);
     }
+    for (const problem of problems) {
+      logger.warn(`log file ${problem.file} in ${config.directory} is not searched: ${problem.reason}`);
+    }
   } catch (error) {
-    logger.warn(`could not sample the log files in ${config.directory}: ${(error as Error).message}`);
+    logger.warn(
+      `could not list the log files in ${config.directory}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -89,8 +93,8 @@ async function warnAboutLogFiles(config: JsonlLogSourceConfig): Promise<void> {
         const logs = config.logs;
         switch (logs.backend) {
           case 'jsonl':
-            void warnAboutLogFiles(logs.jsonl);
-            return new JsonlLogSource(logs.jsonl);
+            void describeLogFiles(logs.jsonl);
+            return new FileLogSource(logs.jsonl);
           case 'mock':
             if (logs.warnMockOutsideDemo) {
               new Logger('ToolsModule').warn(

@@ -58,6 +58,7 @@ const REPOSITORIES = [
     }),
     TypeOrmModule.forFeature(TRACE_ENTITIES),
     ConfigModule.forFeature(traceConfig),
+    ConfigModule.forFeature(databaseConfig),
   ],
   controllers: [SessionsController, TraceController],
   providers: [

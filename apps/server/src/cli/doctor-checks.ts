@@ -11,7 +11,8 @@ import {
 } from '@app/harness';
 import {
   inspectDataSource,
-  inspectLogSource,
+  inspectLogDirectory,
+  describeLogFile,
   loadMysqlToolsConfig,
   logFileWarning,
   logsConfigOf,
@@ -330,6 +331,14 @@ export async function checkDataSources(): Promise<Finding[]> {
         fix: 'check SHOW GRANTS FOR each role, or grant SELECT to the account directly',
       });
     }
+    if (inspection.session.length > 0) {
+      problems.push({
+        check: name,
+        verdict: 'FAIL',
+        message: `query_mysql cannot pin a session there and would refuse every query: ${inspection.session.join('; ')}`,
+        fix: 'remove skip-character-set-client-handshake from the server options (utf8mb4 must reach the session)',
+      });
+    }
     if (inspection.missing.length > 0) {
       problems.push({
         check: name,
@@ -390,49 +399,54 @@ export async function checkLogs(): Promise<Finding[]> {
     ];
   }
   const jsonl = logs.jsonl;
-  const { reports, topicsWithoutFiles } = await inspectLogSource(jsonl, LOG_SAMPLE_LINES);
   const directory = jsonl.directory;
-  const findings: Finding[] = [];
-  if (reports.length === 0) {
+  let inspected: Awaited<ReturnType<typeof inspectLogDirectory>>;
+  try {
+    inspected = await inspectLogDirectory(jsonl, LOG_SAMPLE_LINES);
+  } catch (error) {
     return [
       {
         check,
         verdict: 'FAIL',
-        message: `no file in ${directory} matches LOGS_JSONL_TOPICS: query_logs would find nothing`,
-        fix: 'name the files application*.jsonl, access*.jsonl, database*.jsonl or set LOGS_JSONL_TOPICS',
+        message: `${directory} cannot be listed (${(error as NodeJS.ErrnoException).code ?? 'error'}): query_logs would fail`,
+        fix: 'give the service user read access to the logs directory',
       },
     ];
   }
-  for (const topic of topicsWithoutFiles) {
+  const { reports, problems } = inspected;
+  const findings: Finding[] = [];
+  if (reports.length === 0) {
+    findings.push({
+      check,
+      verdict: 'FAIL',
+      message: `no readable log file in ${directory}: query_logs would find nothing`,
+      fix: `put the log files there, or run \`npm run logs-check -- ${directory}\``,
+    });
+  }
+  for (const problem of problems) {
     findings.push({
       check,
       verdict: 'WARN',
-      message: `topic ${topic}: no file in ${directory} matches ${jsonl.topics[topic]?.join('|')}`,
-      fix: 'add those files, or drop the topic from LOGS_JSONL_TOPICS',
+      message: `${problem.file}: not searched (${problem.reason})`,
+      fix: 'fix its permissions or format (LOGS_FILE_RULES format=...), or remove it',
     });
   }
   for (const report of reports) {
-    if (report.lines > 0 && report.readable === 0) {
+    if (report.records === 0) {
       findings.push({
         check,
         verdict: 'FAIL',
-        message: `${report.file} (${report.topic}): none of the ${report.lines} lines read could be used (not JSON ${report.unreadable.NOT_JSON}, no timestamp ${report.unreadable.NO_TIMESTAMP}, no message ${report.unreadable.NO_MESSAGE})`,
-        fix: `run \`npm run logs-check -- ${directory}\` and set the LOGS_JSONL_*_FIELD keys, or remove the file`,
+        message: `${report.file} (${report.format}, ${report.topic}): none of the ${report.lines} lines read could be used`,
+        fix: `run \`npm run logs-check -- ${directory}\` and set LOGS_FILE_RULES for it, or remove the file`,
       });
       continue;
     }
     const warning = logFileWarning(report);
-    if (warning) {
-      findings.push({ check, verdict: 'WARN', message: warning, fix: `npm run logs-check -- ${directory}` });
-    }
-  }
-  if (!findings.some((finding) => finding.verdict !== 'OK')) {
-    const lines = reports.reduce((sum, report) => sum + report.readable, 0);
-    findings.push({
-      check,
-      verdict: 'OK',
-      message: `${reports.length} file(s) in ${directory}, ${lines} sampled line(s) readable`,
-    });
+    findings.push(
+      warning
+        ? { check, verdict: 'WARN', message: warning, fix: `npm run logs-check -- ${directory}` }
+        : { check, verdict: 'OK', message: describeLogFile(report) },
+    );
   }
   return findings;
 }

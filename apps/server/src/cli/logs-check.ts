@@ -1,42 +1,42 @@
 import { statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { validateEnv } from '@app/config';
 import {
-  globToRegExp,
-  inspectLogFile,
-  jsonlFieldsOf,
+  inspectLogDirectory,
   LogFileReport,
   logFileWarning,
-  parseTopicGlobs,
+  logRulesOf,
   ToolsEnv,
+  unreadableShare,
 } from '@app/tools';
 
 /**
- * `npm run logs-check -- <dir>`: what the FILE log source understands of each file in `dir`, with the
- * same topic globs (LOGS_JSONL_TOPICS) and field settings (LOGS_JSONL_*_FIELD) the server uses.
- * Exit: 0 every mapped file is fully readable, 1 some lines or files are not, 2 usage or config error.
+ * `npm run logs-check -- <dir>`: what the FILE log source understands of every file in `dir`, with the
+ * same rules (LOGS_FILE_RULES, LOGS_JSONL_TOPICS) and zone (LOGS_TIME_ZONE) the server uses.
+ * Exit: 0 every file is fully readable, 1 some lines or files are not, 2 usage or config error.
  */
 function describe(report: LogFileReport): string {
-  const fields = Object.entries(report.fields)
-    .map(([role, names]) => {
-      const used = Object.entries(names).map(([name, count]) => `${name} (${count})`);
-      return `${role}: ${used.length > 0 ? used.join(', ') : '-'}`;
-    })
-    .join('; ');
   const levels = Object.entries(report.levels)
     .map(([level, count]) => `${level} ${count}`)
     .join(', ');
-  const bad = report.lines - report.readable;
+  const services = Object.entries(report.services)
+    .map(([service, count]) => `${service} (${count})`)
+    .join(', ');
+  const reasons = Object.entries(report.unreadable)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  const levelNotes = [
+    report.levelsInferred > 0 ? `${report.levelsInferred} inferred from stream/status/text` : '',
+    report.levelsDefaulted > 0 ? `${report.levelsDefaulted} without a level read as INFO` : '',
+    report.unknownLevels > 0 ? `${report.unknownLevels} unknown level values read as INFO` : '',
+  ].filter(Boolean);
   return [
-    `${report.file}  topic: ${report.topic ?? 'none (no LOGS_JSONL_TOPICS glob matches; never searched)'}`,
-    `  lines: ${report.lines}, readable: ${report.readable}, unreadable: ${bad}` +
-      (bad > 0
-        ? ` (not JSON ${report.unreadable.NOT_JSON}, no timestamp ${report.unreadable.NO_TIMESTAMP}, no message ${report.unreadable.NO_MESSAGE}; first at line ${report.firstUnreadableLine})`
-        : ''),
-    `  time range: ${report.from ?? '-'} .. ${report.to ?? '-'}`,
-    `  levels: ${levels}${report.unknownLevels > 0 ? ` (${report.unknownLevels} unknown level values read as INFO)` : ''}`,
-    `  fields: ${fields}`,
+    `${report.file}  format: ${report.format}${report.formatFrom === 'RULE' ? ' (LOGS_FILE_RULES)' : ' (detected)'}  topic: ${report.topic} (${report.topicFrom === 'RULE' ? 'rule' : report.topicFrom === 'FORMAT' ? 'format' : 'file name'})`,
+    `  lines: ${report.lines}, records: ${report.records}, joined to a record: ${report.joined}, unreadable: ${report.unreadableLines} (${unreadableShare(report)})` +
+      (report.unreadableLines > 0 ? ` [${reasons}; first at line ${report.firstUnreadableLine}]` : ''),
+    `  time range: ${report.from ?? '-'} .. ${report.to ?? '-'} (times without zone read as ${report.timeZone})`,
+    `  levels: ${levels}${levelNotes.length > 0 ? ` (${levelNotes.join('; ')})` : ''}`,
+    `  services: ${services || '-'}`,
   ].join('\n');
 }
 
@@ -54,36 +54,28 @@ async function main(): Promise<number> {
     return 2;
   }
   let env: ToolsEnv;
-  let topics: ReturnType<typeof parseTopicGlobs>;
   try {
     env = validateEnv(ToolsEnv);
-    topics = parseTopicGlobs(env.LOGS_JSONL_TOPICS);
   } catch (error) {
     process.stderr.write(`logs-check: ${(error as Error).message}\n`);
     return 2;
   }
-  const fields = jsonlFieldsOf(env);
-  const entries = (await readdir(directory, { withFileTypes: true }))
-    .filter((entry) => entry.isFile())
-    .map((entry) => entry.name)
-    .sort();
-  let problems = 0;
-  for (const name of entries) {
-    const topic =
-      (Object.entries(topics) as [keyof typeof topics, string[]][]).find(([, globs]) =>
-        globs.some((glob) => globToRegExp(glob).test(name)),
-      )?.[0] ?? null;
-    const report = await inspectLogFile(join(directory, name), fields, topic);
+  const { rules, problems: configProblems } = logRulesOf(env);
+  if (configProblems.length > 0) {
+    process.stderr.write(`logs-check: ${configProblems.join('; ')}\n`);
+    return 2;
+  }
+  const { reports, problems } = await inspectLogDirectory({ directory, rules, timeZone: env.LOGS_TIME_ZONE });
+  let bad = problems.length;
+  for (const report of reports) {
     process.stdout.write(`${describe(report)}\n`);
-    if (topic !== null && logFileWarning(report)) problems += 1;
+    if (logFileWarning(report)) bad += 1;
   }
-  for (const [topic, globs] of Object.entries(topics)) {
-    if (!entries.some((name) => globs.some((glob) => globToRegExp(glob).test(name)))) {
-      process.stdout.write(`topic ${topic}: no file matches ${globs.join('|')}\n`);
-    }
+  for (const problem of problems) {
+    process.stdout.write(`${problem.file}  NOT READ: ${problem.reason}\n`);
   }
-  if (entries.length === 0) process.stdout.write(`${directory} holds no files\n`);
-  return problems > 0 ? 1 : 0;
+  if (reports.length === 0 && problems.length === 0) process.stdout.write(`${directory} holds no files\n`);
+  return bad > 0 ? 1 : 0;
 }
 
 main().then(

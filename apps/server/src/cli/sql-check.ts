@@ -4,7 +4,8 @@ import { checkSql, loadMysqlToolsConfig, MysqlDataSourceConfig, queryMysqlConfig
 
 /**
  * `npm run -s sql-check -- --config FILE --data-source ID (--sql "..." [--params '[..]'] | --batch FILE)`
- * Checks SQL with exactly the policy query_mysql uses and prints one JSON line per statement.
+ * Checks SQL with exactly the policy query_mysql uses and prints one JSON line per statement (with
+ * `warnings` when an allowed statement has a trap, e.g. two result columns of one name).
  * Exit: 0 allowed (batch: always, when usage and config are right), 1 rejected, 2 usage or config error.
  */
 class UsageError extends Error {}
@@ -46,6 +47,7 @@ function line(
         code: 'ALLOWED',
         message: 'The statement is allowed.',
         normalized_sql: result.normalizedSql,
+        ...(result.warnings ? { warnings: result.warnings } : {}),
       }
     : { allowed: false, code: result.code, message: result.message, normalized_sql: null };
   return { allowed: result.allowed, text: JSON.stringify(output) };

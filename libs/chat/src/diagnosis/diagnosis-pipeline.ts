@@ -20,6 +20,7 @@ import {
   ReleaseConfig,
   releasedDetails,
   releaseReport,
+  withEvidenceLimitations,
   SemanticGuard,
   SemanticUnavailableReason,
   VerifiedSnapshot,
@@ -36,6 +37,7 @@ type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
 export type DiagnosisFallbackReason =
   | 'EVIDENCE_VALIDATION_FAILED'
   | 'EVIDENCE_STORE_UNAVAILABLE'
+  | 'EVIDENCE_STORE_LOST'
   | `REPAIR_${GuardFailureCode}`
   | 'RELEASE_CHECK_FAILED'
   | 'GROUNDING_CHECK_FAILED'
@@ -97,6 +99,7 @@ export class DiagnosisPipeline {
     previousTurn: PreviousTurn | null,
     observer: RunObserver,
   ): Promise<DiagnosisOutcome> {
+    await this.evidenceGuard.open(ctx);
     ctx.journal.event('AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
     const agentCtx = ctx.withTimeReserve(this.config.agent.guardTimeReserveMs);
     let answer: string;
@@ -122,8 +125,13 @@ export class DiagnosisPipeline {
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
-      // A store outage is not a draft the agent got wrong: its own reason says so.
-      const reason = guarded.storeUnavailable ? 'EVIDENCE_STORE_UNAVAILABLE' : 'EVIDENCE_VALIDATION_FAILED';
+      // A store outage (Redis away, or back without this run's records) is not a draft the agent got
+      // wrong: its own reason says so.
+      const reason = guarded.storeLost
+        ? 'EVIDENCE_STORE_LOST'
+        : guarded.storeUnavailable
+          ? 'EVIDENCE_STORE_UNAVAILABLE'
+          : 'EVIDENCE_VALIDATION_FAILED';
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
     }
 
@@ -164,9 +172,11 @@ export class DiagnosisPipeline {
     if (ctx.remainingMs() === 0)
       return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
     observer.status('RELEASING', '正在发布报告 / releasing the report');
+    // Cited results that could not read part of their scope: stated by code, never left to the model.
+    const released = withEvidenceLimitations(draft, snapshot);
     const { report, publishedResult, toolCallIds } = releaseReport(
       query,
-      draft,
+      released,
       snapshot,
       this.config.previousTurn,
     );

@@ -1,4 +1,4 @@
-import type { DiagnosisRun } from '@app/trace';
+import { cutText, type DiagnosisRun } from '@app/trace';
 
 export interface PreviousTurn {
   user_query: string;
@@ -9,7 +9,7 @@ export interface PreviousTurn {
 }
 
 /**
- * Seed §4.6: built by code from the session's immediately previous completed turn, and only when that
+ * Built by code from the session's immediately previous completed turn, and only when that
  * turn was safely published — a DIAGNOSIS released as SUCCESS with a published result. A previous
  * turn that was a knowledge answer, a fallback, a failure or a cancellation gives null (an older
  * published diagnosis behind it is not used). Cut to the configured limits.
@@ -21,7 +21,7 @@ export function previousTurnOf(
   if (!previous || previous.intent !== 'DIAGNOSIS' || previous.releaseOutcome !== 'SUCCESS') return null;
   const published = previous.publishedResult;
   if (!published) return null;
-  const cut = (text: string) => text.slice(0, limits.maxFieldChars);
+  const cut = (text: string) => cutText(text, limits.maxFieldChars);
   return {
     user_query: cut(published.user_query),
     published_conclusion:

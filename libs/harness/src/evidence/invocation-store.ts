@@ -65,6 +65,32 @@ export class InvocationStore {
     return `${this.limits.keyPrefix}:{${runId}}#bytes`;
   }
 
+  /**
+   * Per-run marker, written once when the run starts and never by a record write: a store that lost
+   * its data (a restart without persistence, a flush, an eviction) lost it too, and nothing brings it back.
+   */
+  runMarkerKey(runId: string): string {
+    return `${this.limits.keyPrefix}:{${runId}}#run`;
+  }
+
+  /** Marks the run's start in the store, with the records' TTL. */
+  async openRun(runId: string): Promise<void> {
+    try {
+      await this.redis.set(this.runMarkerKey(runId), '1', 'EX', this.limits.ttlSeconds);
+    } catch {
+      throw new EvidenceStoreUnavailable();
+    }
+  }
+
+  /** Whether the store still holds what it held for this run: false once its marker is gone. */
+  async runIntact(runId: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(this.runMarkerKey(runId))) === 1;
+    } catch {
+      throw new EvidenceStoreUnavailable();
+    }
+  }
+
   create(record: CanonicalInvocation): Promise<StoreOutcome> {
     return this.write(record, 'create');
   }

@@ -10,7 +10,7 @@ export interface RedisAccess {
   /** null when connected; else why not (safe to print: no address, no password). */
   connectError: string | null;
   ping: boolean;
-  /** The evidence store's own script (EVAL of EXISTS/STRLEN/INCRBY/DECRBY/TTL/EXPIRE/SET) and GET, on its keys. */
+  /** The evidence store's own script (EVAL of EXISTS/STRLEN/INCRBY/DECRBY/TTL/EXPIRE/SET), GET, and SET/EXISTS of the run marker, on its keys. */
   evidence: boolean;
   /** The shared rate limit's own script on its keys. */
   throttle: boolean;
@@ -72,6 +72,7 @@ export async function probeRedisAccess(
       evidence: { ...harness.evidence, ttlSeconds: PROBE_TTL_SECONDS },
     });
     try {
+      await store.openRun(runId);
       const written = await store.create({
         tool_call_id: 'probe',
         run_id: runId,
@@ -85,7 +86,10 @@ export async function probeRedisAccess(
         started_at: new Date().toISOString(),
         ended_at: null,
       });
-      access.evidence = written === 'OK' && (await store.get(runId, 'probe'))?.run_id === runId;
+      access.evidence =
+        written === 'OK' &&
+        (await store.get(runId, 'probe'))?.run_id === runId &&
+        (await store.runIntact(runId));
     } catch {
       access.evidence = false;
     }

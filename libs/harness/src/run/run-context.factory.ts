@@ -27,7 +27,7 @@ export class RunContextFactory {
     const { agent, retry, roleTokens: tokens } = this.config;
     return RunContext.start({
       ...run,
-      journal: this.journals.open(run.runId),
+      journal: this.journals.open(run.runId, Date.now() + agent.runTimeoutMs),
       timeoutMs: agent.runTimeoutMs,
       retryPolicies: this.retryPolicies,
       limits: {

@@ -24,6 +24,16 @@ export interface EvidenceView {
 }
 
 /**
+ * What a READY result could not read inside its own scope (unreadable lines, unreadable files): a typed
+ * flag the release turns into a stated limitation, so an absence over that scope is never released as
+ * complete.
+ */
+export interface EvidenceGap {
+  unreadable_lines: number;
+  unreadable_files: number;
+}
+
+/**
  * One agent-facing evidence tool as the Harness runs it. `execute` talks to the data source and must
  * honour `signal`; `project` is deterministic code (no LLM) and is the only thing the agent ever sees.
  */
@@ -51,6 +61,8 @@ export interface HarnessToolDefinition<
   statusDetail?(args: unknown): string | undefined;
   /** How this tool's READY agent_result becomes a report reference and a SemanticGuard evidence item. */
   evidenceOf(result: AgentResult): EvidenceView;
+  /** The gap a READY result declares in its scope, or null when it read everything (tools that cannot have one omit this). */
+  gapOf?(result: AgentResult): EvidenceGap | null;
 }
 
 /** Any tool, as the catalog, the agent and the guards hold it. */

@@ -15,12 +15,9 @@ import {
 } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
-import {
-  DEFAULT_JSONL_FIELDS,
-  JsonlFieldNames,
-  JsonlLogSourceConfig,
-  parseTopicGlobs,
-} from '../logs/jsonl-log-source';
+import type { FileLogSourceConfig } from '../logs/file-log-source';
+import { isValidTimeZone } from '../logs/formats';
+import { LogFileRule, parseFileRules, parseTopicGlobs } from '../logs/log-files';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
@@ -40,17 +37,22 @@ export class ToolsEnv {
   @IsString() @MinLength(1) DOCUMENTS_DIR: string = 'var/documents';
   @IsInt() @Min(1024) @Max(50 * 1024 * 1024) DOCUMENTS_MAX_BYTES: number = 2 * 1024 * 1024;
 
-  /** Where query_logs reads: JSON-lines files, the generated MOCK dataset (demo only), or no log tool at all. */
+  /** Where query_logs reads: the files of a logs directory, the generated MOCK dataset (demo only), or no log tool. */
   @IsIn(['jsonl', 'mock', 'none']) LOG_BACKEND: 'jsonl' | 'mock' | 'none' = 'none';
   @IsOptional() @IsString() LOGS_JSONL_DIR?: string;
+  /** Topic rules by file glob; files no rule names get their topic from their format or name (docs/logs.md). */
   @IsString()
   @MinLength(1)
   LOGS_JSONL_TOPICS: string = 'APPLICATION=application*.jsonl,ACCESS=access*.jsonl,DATABASE=database*.jsonl';
-  /** Unset = the common names exporters write (DEFAULT_JSONL_FIELDS); set = only this field name. */
-  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_TIMESTAMP_FIELD?: string;
-  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_LEVEL_FIELD?: string;
-  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_SERVICE_FIELD?: string;
-  @IsOptional() @IsString() @MinLength(1) LOGS_JSONL_MESSAGE_FIELD?: string;
+  /** Per file glob: topic, format, service, time_zone, *_field (docs/logs.md); never global. */
+  @IsOptional() @IsString() LOGS_FILE_RULES?: string;
+  /** The zone of timestamps written without one, for files no rule gives a time_zone. */
+  @IsString() @MinLength(1) LOGS_TIME_ZONE: string = 'UTC';
+  /** Retired: a global field name broke every file of another shape; refused with the per-file replacement. */
+  @IsOptional() @IsString() LOGS_JSONL_TIMESTAMP_FIELD?: string;
+  @IsOptional() @IsString() LOGS_JSONL_LEVEL_FIELD?: string;
+  @IsOptional() @IsString() LOGS_JSONL_SERVICE_FIELD?: string;
+  @IsOptional() @IsString() LOGS_JSONL_MESSAGE_FIELD?: string;
   /** A fixed "now" for the time window, to replay an exported incident; unset = the real clock. */
   @IsOptional() @IsISO8601({ strict: true }) LOGS_JSONL_NOW?: string;
   @IsInt() @Min(1) @Max(1_000_000) LOGS_JSONL_MAX_MATCHES: number = 20_000;
@@ -61,17 +63,42 @@ export class ToolsEnv {
 
 export type LogsConfig =
   | { backend: 'none' | 'mock'; warnMockOutsideDemo: boolean }
-  | { backend: 'jsonl'; jsonl: JsonlLogSourceConfig; now: Date | null };
+  | { backend: 'jsonl'; jsonl: FileLogSourceConfig; now: Date | null };
 
-/** The field names per role: a configured name alone, else the common names. */
-export function jsonlFieldsOf(env: ToolsEnv): JsonlFieldNames {
-  const only = (name: string | undefined, defaults: string[]) => (name ? [name] : defaults);
-  return {
-    timestamp: only(env.LOGS_JSONL_TIMESTAMP_FIELD, DEFAULT_JSONL_FIELDS.timestamp),
-    level: only(env.LOGS_JSONL_LEVEL_FIELD, DEFAULT_JSONL_FIELDS.level),
-    service: only(env.LOGS_JSONL_SERVICE_FIELD, DEFAULT_JSONL_FIELDS.service),
-    message: only(env.LOGS_JSONL_MESSAGE_FIELD, DEFAULT_JSONL_FIELDS.message),
-  };
+const RETIRED_FIELD_KEYS = [
+  ['LOGS_JSONL_TIMESTAMP_FIELD', 'timestamp_field'],
+  ['LOGS_JSONL_LEVEL_FIELD', 'level_field'],
+  ['LOGS_JSONL_SERVICE_FIELD', 'service_field'],
+  ['LOGS_JSONL_MESSAGE_FIELD', 'message_field'],
+] as const;
+
+/** The file rules: LOGS_FILE_RULES first (they name more), then the LOGS_JSONL_TOPICS topic rules. */
+export function logRulesOf(env: ToolsEnv): { rules: LogFileRule[]; problems: string[] } {
+  const problems: string[] = [];
+  const rules: LogFileRule[] = [];
+  for (const [key, rule] of RETIRED_FIELD_KEYS) {
+    if (env[key] !== undefined) {
+      problems.push(
+        `${key} applied to every file and is retired; name the files instead: LOGS_FILE_RULES="<glob>: ${rule}=${env[key]}"`,
+      );
+    }
+  }
+  try {
+    if (env.LOGS_FILE_RULES) rules.push(...parseFileRules(env.LOGS_FILE_RULES));
+  } catch (error) {
+    problems.push(`LOGS_FILE_RULES: ${(error as Error).message}`);
+  }
+  try {
+    rules.push(...parseTopicGlobs(env.LOGS_JSONL_TOPICS));
+  } catch (error) {
+    problems.push(`LOGS_JSONL_TOPICS: ${(error as Error).message}`);
+  }
+  if (!isValidTimeZone(env.LOGS_TIME_ZONE)) {
+    problems.push(
+      `LOGS_TIME_ZONE: ${env.LOGS_TIME_ZONE} is not an IANA zone (Asia/Shanghai) or ±HH:MM offset`,
+    );
+  }
+  return { rules, problems };
 }
 
 /** The log backend slice; relations single-key rules cannot express fail here, naming the key. */
@@ -79,7 +106,6 @@ export function logsConfigOf(env: ToolsEnv): LogsConfig {
   if (env.LOG_BACKEND !== 'jsonl') {
     return { backend: env.LOG_BACKEND, warnMockOutsideDemo: env.LOG_BACKEND === 'mock' && !env.DEMO_MODE };
   }
-  const problems: string[] = [];
   const directory = env.LOGS_JSONL_DIR ? resolve(env.LOGS_JSONL_DIR) : '';
   let isDirectory = false;
   try {
@@ -87,22 +113,12 @@ export function logsConfigOf(env: ToolsEnv): LogsConfig {
   } catch {
     isDirectory = false;
   }
-  if (!isDirectory) problems.push('LOGS_JSONL_DIR must name an existing directory when LOG_BACKEND=jsonl');
-  let topics: JsonlLogSourceConfig['topics'] = {};
-  try {
-    topics = parseTopicGlobs(env.LOGS_JSONL_TOPICS);
-  } catch (error) {
-    problems.push(`LOGS_JSONL_TOPICS: ${(error as Error).message}`);
-  }
+  const { rules, problems } = logRulesOf(env);
+  if (!isDirectory) problems.unshift('LOGS_JSONL_DIR must name an existing directory when LOG_BACKEND=jsonl');
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return {
     backend: 'jsonl',
-    jsonl: {
-      directory,
-      topics,
-      fields: jsonlFieldsOf(env),
-      maxMatches: env.LOGS_JSONL_MAX_MATCHES,
-    },
+    jsonl: { directory, rules, timeZone: env.LOGS_TIME_ZONE, maxMatches: env.LOGS_JSONL_MAX_MATCHES },
     now: env.LOGS_JSONL_NOW ? new Date(env.LOGS_JSONL_NOW) : null,
   };
 }

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_JSONL_FIELDS } from './jsonl-log-source';
-import { inspectLogSource, logFileWarning } from './log-file-inspection';
+import { describeLogFile, inspectLogDirectory, logFileWarning } from './log-file-inspection';
 
-describe('inspectLogSource / logFileWarning', () => {
+describe('inspectLogDirectory / logFileWarning', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'log-inspect-'));
@@ -18,36 +17,39 @@ describe('inspectLogSource / logFileWarning', () => {
         '{"ts":1796304428,"msg":"ok"}',
       ].join('\n'),
     );
+    writeFileSync(join(dir, 'notes.txt'), 'just some words\nno log here\n');
+    writeFileSync(join(dir, 'old.log.gz'), 'x');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('samples each topic file, names topics without files and warns only about the unreadable file', async () => {
-    const { reports, topicsWithoutFiles } = await inspectLogSource(
+  it('lists every file with format, topic, range and unreadable share; names the ones it cannot read', async () => {
+    const { reports, problems } = await inspectLogDirectory({ directory: dir, rules: [], timeZone: 'UTC' });
+    expect(
+      reports.map((report) => [
+        report.file,
+        report.format,
+        report.topic,
+        report.records,
+        report.unreadableLines,
+      ]),
+    ).toEqual([
+      ['app-bad.jsonl', 'json', 'APPLICATION', 2, 2],
+      ['app-good.jsonl', 'json', 'APPLICATION', 1, 0],
+    ]);
+    expect(problems).toEqual([
+      { file: 'old.log.gz', reason: 'compressed; decompress it to have it read' },
       {
-        directory: dir,
-        topics: { APPLICATION: ['app-*.jsonl'], ACCESS: ['access*.jsonl'] },
-        fields: DEFAULT_JSONL_FIELDS,
+        file: 'notes.txt',
+        reason: 'no known log format reads its first lines; set format= in LOGS_FILE_RULES',
       },
-      3,
-    );
-    expect(topicsWithoutFiles).toEqual(['ACCESS']);
+    ]);
     const [bad, good] = reports;
-    expect(good).toMatchObject({
-      lines: 1,
-      readable: 1,
-      levels: { ERROR: 1 },
-      from: '2026-12-03T13:27:07.624Z',
-    });
     expect(logFileWarning(good)).toBeNull();
-    // the sample stops after 3 non-empty lines
-    expect(bad).toMatchObject({
-      lines: 3,
-      readable: 1,
-      unreadable: { NOT_JSON: 1, NO_TIMESTAMP: 1 },
-      firstUnreadableLine: 2,
-    });
     expect(logFileWarning(bad)).toMatch(
-      /app-bad\.jsonl \(APPLICATION\): 2 of 3 lines .*1 NOT_JSON, 1 NO_TIMESTAMP; first at line 2/,
+      /app-bad.jsonl \(json, APPLICATION\): 2 of 4 lines .*1 NOT_JSON, 1 NO_TIMESTAMP; first at line 2/,
+    );
+    expect(describeLogFile(good)).toBe(
+      'app-good.jsonl: json, topic APPLICATION, services app-good, 2026-12-03T13:27:07.624Z .. 2026-12-03T13:27:07.624Z (zone-less times read as UTC), 1 records from 1 lines, unreadable 0 (0%)',
     );
   });
 });

@@ -1,118 +1,157 @@
 import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  filesOfTopic,
-  JsonlFieldNames,
-  JsonlLogSourceConfig,
-  readLine,
-  UnreadableReason,
-} from './jsonl-log-source';
+import { LogRecord, RecordReader, UnreadableReason } from './formats';
+import { LogDirectoryConfig, LogFilePlan, LogFileProblem, planLogDirectory } from './log-files';
 import { LogEvent, LogTopic } from './log-source.port';
 
-/** What one JSON-lines file holds as the FILE log source reads it. */
+/** What one file holds as the FILE log source reads it (logs-check, doctor and the start-up log list it). */
 export interface LogFileReport {
   file: string;
-  topic: LogTopic | null;
+  format: string;
+  formatFrom: LogFilePlan['formatFrom'];
+  topic: LogTopic;
+  topicFrom: LogFilePlan['topicFrom'];
+  timeZone: string;
+  /** Non-empty lines read, records read from them, and lines joined to a record (stack traces). */
   lines: number;
-  readable: number;
-  unreadable: Record<UnreadableReason, number>;
+  records: number;
+  joined: number;
+  unreadable: Partial<Record<UnreadableReason, number>>;
+  unreadableLines: number;
   /** 1-based number of the first unreadable line, for the user to look at. */
   firstUnreadableLine: number | null;
   levels: Record<LogEvent['level'], number>;
-  /** Lines whose level value is not one we know (read as INFO). */
+  /** Records whose level was inferred (stream, status, a level word) or defaulted to INFO. */
+  levelsInferred: number;
+  levelsDefaulted: number;
+  /** Records whose level value was written but is not one we know (read as INFO). */
   unknownLevels: number;
-  /** Per role, which field names were read and how often. */
-  fields: Record<keyof JsonlFieldNames, Record<string, number>>;
+  /** Records per service (the record's, else the file's fallback, else `unknown`), the 10 largest. */
+  services: Record<string, number>;
   from: string | null;
   to: string | null;
+  /** True when only the first `maxLines` lines were read. */
+  sampled: boolean;
 }
 
-/** Reads a file line by line (at most `maxLines` non-empty lines when given) and counts what it understood. */
-export async function inspectLogFile(
-  path: string,
-  fields: JsonlFieldNames,
-  topic: LogTopic | null,
-  maxLines?: number,
-): Promise<LogFileReport> {
+/** Reads a planned file (at most `maxLines` non-empty lines when given) and counts what it understood. */
+export async function inspectLogFile(plan: LogFilePlan, maxLines?: number): Promise<LogFileReport> {
   const report: LogFileReport = {
-    file: path,
-    topic,
+    file: plan.file,
+    format: plan.format.id,
+    formatFrom: plan.formatFrom,
+    topic: plan.topic,
+    topicFrom: plan.topicFrom,
+    timeZone: plan.context.timeZone,
     lines: 0,
-    readable: 0,
-    unreadable: { NOT_JSON: 0, NO_TIMESTAMP: 0, NO_MESSAGE: 0 },
+    records: 0,
+    joined: 0,
+    unreadable: {},
+    unreadableLines: 0,
     firstUnreadableLine: null,
     levels: { ERROR: 0, WARN: 0, INFO: 0, DEBUG: 0 },
+    levelsInferred: 0,
+    levelsDefaulted: 0,
     unknownLevels: 0,
-    fields: { timestamp: {}, level: {}, service: {}, message: {} },
+    services: {},
     from: null,
     to: null,
+    sampled: false,
   };
   let min = Infinity;
   let max = -Infinity;
+  const services = new Map<string, number>();
+  const take = (record: LogRecord) => {
+    report.records += 1;
+    report.levels[record.level] += 1;
+    if (record.levelFrom === 'INFERRED') report.levelsInferred += 1;
+    if (record.levelFrom === 'DEFAULT') report.levelsDefaulted += 1;
+    if (record.unknownLevel) report.unknownLevels += 1;
+    const service = record.service ?? plan.service ?? 'unknown';
+    services.set(service, (services.get(service) ?? 0) + 1);
+    min = Math.min(min, record.at);
+    max = Math.max(max, record.at);
+  };
+  const reader = new RecordReader(plan.format, plan.context);
   let number = 0;
-  const stream = createReadStream(path, { encoding: 'utf8' });
+  const stream = createReadStream(plan.path, { encoding: 'utf8' });
   try {
     for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
       number += 1;
       if (line.trim() === '') continue;
-      if (maxLines !== undefined && report.lines >= maxLines) break;
+      if (maxLines !== undefined && report.lines >= maxLines) {
+        report.sampled = true;
+        break;
+      }
       report.lines += 1;
-      const read = readLine(line, fields);
-      if (typeof read === 'string') {
-        report.unreadable[read] += 1;
-        report.firstUnreadableLine ??= number;
-        continue;
+      for (const step of reader.push(line)) {
+        if (step.kind === 'record') take(step.record);
+        else if (step.kind === 'joined') report.joined += 1;
+        else {
+          report.unreadable[step.reason] = (report.unreadable[step.reason] ?? 0) + 1;
+          report.unreadableLines += 1;
+          report.firstUnreadableLine ??= number;
+        }
       }
-      report.readable += 1;
-      report.levels[read.level] += 1;
-      if (read.unknownLevel) report.unknownLevels += 1;
-      for (const role of ['timestamp', 'level', 'service', 'message'] as const) {
-        const name = read.fieldsUsed[role];
-        if (name !== null) report.fields[role][name] = (report.fields[role][name] ?? 0) + 1;
-      }
-      min = Math.min(min, read.at);
-      max = Math.max(max, read.at);
     }
+    for (const step of reader.end()) if (step.kind === 'record') take(step.record);
   } finally {
     stream.destroy();
   }
-  if (report.readable > 0) {
+  report.services = Object.fromEntries([...services].sort((a, b) => b[1] - a[1]).slice(0, 10));
+  if (report.records > 0) {
     report.from = new Date(min).toISOString();
     report.to = new Date(max).toISOString();
   }
   return report;
 }
 
-/** Every configured topic's files, inspected (sampled when `maxLines` is given); topics without files listed. */
-export async function inspectLogSource(
-  config: Pick<JsonlLogSourceConfig, 'directory' | 'topics' | 'fields'>,
+/** Every file of the logs directory inspected (sampled when `maxLines` is given), with the files it cannot read. */
+export async function inspectLogDirectory(
+  config: LogDirectoryConfig,
   maxLines?: number,
-): Promise<{ reports: LogFileReport[]; topicsWithoutFiles: LogTopic[] }> {
+): Promise<{ reports: LogFileReport[]; problems: LogFileProblem[] }> {
+  const { plans, problems } = await planLogDirectory(config);
   const reports: LogFileReport[] = [];
-  const topicsWithoutFiles: LogTopic[] = [];
-  for (const [topic, globs] of Object.entries(config.topics) as [LogTopic, string[]][]) {
-    const files = await filesOfTopic(config.directory, globs);
-    if (files.length === 0) topicsWithoutFiles.push(topic);
-    for (const file of files) {
-      reports.push(await inspectLogFile(join(config.directory, file), config.fields, topic, maxLines));
+  for (const plan of plans) {
+    try {
+      reports.push(await inspectLogFile(plan, maxLines));
+    } catch (error) {
+      problems.push({
+        file: plan.file,
+        reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      });
     }
   }
-  return { reports, topicsWithoutFiles };
+  return { reports, problems };
 }
 
-/** The warning a report deserves, or null: unreadable lines, or no readable line at all. */
+/** The unreadable share of a file's lines, as a percentage with one decimal. */
+export function unreadableShare(report: LogFileReport): string {
+  if (report.lines === 0) return '0%';
+  return `${Math.round((report.unreadableLines / report.lines) * 1000) / 10}%`;
+}
+
+/** One line per file: format, topic, services, time range, unreadable share. */
+export function describeLogFile(report: LogFileReport): string {
+  const services = Object.keys(report.services).join(', ') || '-';
+  return (
+    `${report.file}: ${report.format}${report.formatFrom === 'RULE' ? ' (rule)' : ''}, topic ${report.topic}` +
+    `${report.topicFrom === 'RULE' ? ' (rule)' : ''}, services ${services}, ` +
+    `${report.from ?? '-'} .. ${report.to ?? '-'} (zone-less times read as ${report.timeZone}), ` +
+    `${report.records} records from ${report.lines}${report.sampled ? ' sampled' : ''} lines, unreadable ${report.unreadableLines} (${unreadableShare(report)})`
+  );
+}
+
+/** The warning a report deserves, or null: unreadable lines, or no readable record at all. */
 export function logFileWarning(report: LogFileReport): string | null {
-  const bad = report.lines - report.readable;
-  if (report.lines === 0) return `log file ${report.file} (${report.topic ?? 'no topic'}) is empty`;
-  if (bad === 0) return null;
+  if (report.unreadableLines === 0 && report.records > 0) return null;
   const reasons = Object.entries(report.unreadable)
-    .filter(([, count]) => count > 0)
     .map(([reason, count]) => `${count} ${reason}`)
     .join(', ');
   return (
-    `log file ${report.file} (${report.topic ?? 'no topic'}): ${bad} of ${report.lines} lines read could not be used ` +
-    `(${reasons}; first at line ${report.firstUnreadableLine}); query_logs skips them. ` +
-    'Check the LOGS_JSONL_*_FIELD settings or run `npm run logs-check -- <dir>`'
+    `log file ${report.file} (${report.format}, ${report.topic}): ${report.unreadableLines} of ${report.lines} lines read could not be used ` +
+    `(${reasons || 'no record'}${report.firstUnreadableLine ? `; first at line ${report.firstUnreadableLine}` : ''}); ` +
+    'query_logs counts them as unread and the report states it. Check LOGS_FILE_RULES or run `npm run logs-check -- <dir>`'
   );
 }

@@ -1,3 +1,5 @@
+import type { LogFilters } from './log-match';
+
 export const LOG_TOPICS = ['APPLICATION', 'ACCESS', 'DATABASE'] as const;
 export type LogTopic = (typeof LOG_TOPICS)[number];
 
@@ -13,6 +15,18 @@ export interface LogQuery {
   query: string;
   startTime: Date;
   endTime: Date;
+  filters?: LogFilters;
+}
+
+/** One file a FILE search read (or could not read), with the time range its readable records cover. */
+export interface LogFileCoverage {
+  file: string;
+  format: string;
+  /** First and last record time in the file, null when it holds no readable record. */
+  from: string | null;
+  to: string | null;
+  /** Lines of this file in the searched window (by the records around them) that could not be read. */
+  unreadable_lines: number;
 }
 
 /** What a log source returns: every matching event in scope, time-ordered. */
@@ -22,13 +36,18 @@ export interface LogRawResponse {
   query: string;
   start_time: string;
   end_time: string;
+  filters?: LogFilters;
   events: LogEvent[];
-  /** FILE only: lines mentioning the query's terms that are not readable records (not JSON, no timestamp). */
+  /** FILE only: lines in the searched window that are not readable records (summed over the files). */
   unreadable_lines?: number;
+  /** FILE only: the topic's files searched, with their time ranges. */
+  files?: LogFileCoverage[];
+  /** FILE only: files of the logs directory that could not be read (path and reason); they fail only themselves. */
+  unreadable_files?: { file: string; reason: string }[];
 }
 
 /**
- * The log source port: MOCK (generated demo data) or FILE (JSON-lines exports, chosen by
+ * The log source port: MOCK (generated demo data) or FILE (the files of a logs directory, chosen by
  * LOG_BACKEND). Region, topic ids, files and limits are the adapter's.
  */
 export abstract class LogSourcePort {

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { tokenize } from '../knowledge/text-tokenizer';
-import { queryTerms, requiredHits } from './log-match';
+import { matchesLogQuery, parseLogQuery } from './log-match';
 import { LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 
 interface Template {
@@ -140,7 +139,16 @@ interface MockEvent {
   level: LogEvent['level'];
   service: string;
   message: string;
-  terms: ReadonlySet<string>;
+  /** Access lines' method, path and status, for the same structured filters as the FILE source. */
+  fields?: Record<string, string>;
+}
+
+const REQUEST = /^([A-Z]+) (\/\S*) (\d{3})\b/;
+
+/** The method, path and status an access message starts with (`POST /api/orders/1/pay 504 …`). */
+function requestFields(message: string): Record<string, string> | undefined {
+  const request = REQUEST.exec(message);
+  return request ? { method: request[1], path: request[2], status: request[3] } : undefined;
 }
 
 /** Oldest first (largest offset first); ties keep template order, like a stable sort by timestamp. */
@@ -152,7 +160,7 @@ function buildDataset(): Record<LogTopic, MockEvent[]> {
       level: template.level,
       service: template.service,
       message,
-      terms: new Set(tokenize(`${template.service} ${message}`)),
+      ...(template.topic === 'ACCESS' ? { fields: requestFields(message) } : {}),
     });
   for (const template of TEMPLATES) {
     const background = template.perHour * HOURS;
@@ -198,12 +206,6 @@ export function generateMockLogs(now: Date): Record<LogTopic, LogEvent[]> {
   };
 }
 
-/** `matchesQuery` over terms tokenised once, when the dataset was built. */
-function matchesTerms(eventTerms: ReadonlySet<string>, terms: string[]): boolean {
-  if (terms.length === 0) return true;
-  return terms.filter((term) => eventTerms.has(term)).length >= requiredHits(terms);
-}
-
 /** Index of the first event at most `spanMs` before the window's end (events are oldest first). */
 function firstWithin(events: MockEvent[], spanMs: number): number {
   let low = 0;
@@ -218,18 +220,19 @@ function firstWithin(events: MockEvent[], spanMs: number): number {
 
 /**
  * The MOCK log source: the generated dataset, anchored to the end of each query's window so the
- * incident is always recent. The dataset and its terms are built once; a search is a binary search
- * for the window plus a term check per event in it.
+ * incident is always recent. The dataset is built once; a search is a binary search for the window
+ * plus the same term and filter check as the FILE source per event in it.
  */
 @Injectable()
 export class MockLogSource extends LogSourcePort {
   async search(query: LogQuery): Promise<LogRawResponse> {
     const events = mockDataset()[query.topic];
     const end = query.endTime.getTime();
-    const terms = queryTerms(query.query);
+    const terms = parseLogQuery(query.query);
+    const filters = query.filters ?? {};
     const matched: LogEvent[] = [];
     for (let i = firstWithin(events, end - query.startTime.getTime()); i < events.length; i += 1) {
-      if (events[i].offsetMs >= 0 && matchesTerms(events[i].terms, terms))
+      if (events[i].offsetMs >= 0 && matchesLogQuery(events[i], terms, filters))
         matched.push(toLogEvent(events[i], end));
     }
     return {

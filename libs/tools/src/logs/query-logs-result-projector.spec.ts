@@ -1,5 +1,5 @@
 import { LogEvent, LogRawResponse } from './log-source.port';
-import { matchesQuery, queryTerms } from './log-match';
+import { matchesLogQuery, parseLogQuery } from './log-match';
 import { generateMockLogs, MockLogSource } from './mock-log-source';
 import { messageTemplate, projectLogs } from './query-logs-result-projector';
 
@@ -92,6 +92,7 @@ describe('projectLogs', () => {
           end_time: '2026-12-02T10:30:00.000Z',
         },
         match_count: 0,
+        totals: { by_level: { ERROR: 0, WARN: 0, INFO: 0, DEBUG: 0 }, by_service: {} },
         returned_count: 0,
         patterns: [],
         events: [],
@@ -217,23 +218,39 @@ describe('MockLogSource', () => {
     async (topic, query, minutes) => {
       const end = new Date('2026-12-02T12:00:00.123Z');
       const start = new Date(end.getTime() - minutes * 60_000);
-      const terms = queryTerms(query);
+      const terms = parseLogQuery(query);
       const expected = generateMockLogs(end)[topic].filter(
         (event) =>
           event.timestamp >= start.toISOString() &&
           event.timestamp <= end.toISOString() &&
-          matchesQuery(event, terms),
+          matchesLogQuery(event, terms, {}),
       );
       const result = await new MockLogSource().search({ topic, query, startTime: start, endTime: end });
       expect(result.events).toEqual(expected);
     },
   );
 
+  it.each([
+    [{ status: '504' }, /^POST \/api\/orders\/\d+\/pay 504 /],
+    [{ status: '2xx', path: '/api/orders/' }, /^POST \/api\/orders\/\d+\/pay 200 /],
+  ])('filters MOCK access lines by %j as the FILE source does', async (filters, line) => {
+    const end = new Date('2026-12-02T12:00:00.000Z');
+    const result = await new MockLogSource().search({
+      topic: 'ACCESS',
+      query: '',
+      startTime: new Date(end.getTime() - 30 * 60_000),
+      endTime: end,
+      filters,
+    });
+    expect(result.events.length).toBeGreaterThan(0);
+    for (const event of result.events) expect(event.message).toMatch(line);
+  });
+
   it('projects the incident more than 5x smaller than the raw response, keeping the exhaustion pattern', async () => {
     const end = new Date('2026-12-02T12:00:00.000Z');
     const result = await new MockLogSource().search({
       topic: 'APPLICATION',
-      query: 'order-service HikariPool timeout',
+      query: 'order-service HikariPool',
       startTime: new Date(end.getTime() - 60 * 60_000),
       endTime: end,
     });

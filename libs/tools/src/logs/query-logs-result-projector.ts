@@ -85,14 +85,82 @@ function pickEvents(events: LogEvent[], max: number): LogEvent[] {
   return events.filter((event) => kept.has(event));
 }
 
-/** FILE results say how many candidate lines could not be read, so "nothing found" is never overstated. */
-function unreadableOf(raw: LogRawResponse): Record<string, unknown> {
-  if (raw.unreadable_lines === undefined) return {};
-  if (raw.unreadable_lines === 0) return { unreadable_lines: 0 };
-  const lines = raw.unreadable_lines === 1 ? '1 line' : `${raw.unreadable_lines} lines`;
+/** Services named in `totals.by_service` at most; the rest are summed under `(other)`. */
+const MAX_SERVICES = 20;
+/** Files and unreadable files listed at most (the counts are always complete). */
+const MAX_FILES = 20;
+
+/** Matches by level and by service, over every match (not only the returned sample). */
+export function totalsOf(events: readonly LogEvent[]): {
+  by_level: Record<LogEvent['level'], number>;
+  by_service: Record<string, number>;
+} {
+  const byLevel: Record<LogEvent['level'], number> = { ERROR: 0, WARN: 0, INFO: 0, DEBUG: 0 };
+  const services = new Map<string, number>();
+  for (const event of events) {
+    byLevel[event.level] += 1;
+    services.set(event.service, (services.get(event.service) ?? 0) + 1);
+  }
+  const ranked = [...services].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const byService = Object.fromEntries(ranked.slice(0, MAX_SERVICES));
+  const other = ranked.slice(MAX_SERVICES).reduce((sum, [, count]) => sum + count, 0);
+  if (other > 0) byService['(other)'] = other;
+  return { by_level: byLevel, by_service: byService };
+}
+
+/**
+ * What a FILE result could not read in its scope, as a typed block the evidence view carries to the
+ * release (`LogCompleteness`): unreadable lines in the window and files that could not be read.
+ */
+export interface LogCompleteness {
+  complete: boolean;
+  unreadable_lines: number;
+  unreadable_files: number;
+}
+
+/** FILE results: files searched with their ranges, unreadable files, and a note when anything was unread. */
+function fileScopeOf(raw: LogRawResponse): Record<string, unknown> {
+  if (raw.files === undefined) return {};
+  const unreadableLines = raw.unreadable_lines ?? 0;
+  const unreadableFiles = raw.unreadable_files ?? [];
+  const completeness: LogCompleteness = {
+    complete: unreadableLines === 0 && unreadableFiles.length === 0,
+    unreadable_lines: unreadableLines,
+    unreadable_files: unreadableFiles.length,
+  };
+  const notes: string[] = [];
+  if (unreadableLines > 0) {
+    const lines = unreadableLines === 1 ? '1 line' : `${unreadableLines} lines`;
+    notes.push(
+      `${lines} in the searched window could not be read; absence of a match there is not proven. State this as a limitation.`,
+    );
+  }
+  if (unreadableFiles.length > 0) {
+    notes.push(
+      `${unreadableFiles.length} file(s) of the logs directory could not be read (see unreadable_files); they were not searched.`,
+    );
+  }
+  const from = Date.parse(raw.start_time);
+  const to = Date.parse(raw.end_time);
+  const ranged = raw.files.filter((file) => file.from !== null && file.to !== null);
+  const overlapping = ranged.filter((file) => Date.parse(file.to!) >= from && Date.parse(file.from!) <= to);
+  if (raw.files.length === 0) {
+    notes.push(`No readable file of the logs directory has topic ${raw.topic}.`);
+  } else if (overlapping.length === 0 && ranged.length > 0) {
+    const first = ranged.map((file) => file.from!).sort()[0];
+    const last = ranged.map((file) => file.to!).sort()[ranged.length - 1];
+    notes.push(
+      `The searched window does not overlap the ${raw.topic} files, which cover ${first} – ${last}; nothing in the window was searchable.`,
+    );
+  }
   return {
-    unreadable_lines: raw.unreadable_lines,
-    note: `${lines} mentioning the query could not be read (not JSON, or no readable timestamp/message); state this as a limitation.`,
+    files: raw.files
+      .slice(0, MAX_FILES)
+      .map((file) => ({ file: file.file, format: file.format, from: file.from, to: file.to })),
+    ...(unreadableFiles.length > 0 ? { unreadable_files: unreadableFiles.slice(0, MAX_FILES) } : {}),
+    unreadable_lines: unreadableLines,
+    completeness,
+    ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
   };
 }
 
@@ -148,12 +216,19 @@ export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): T
     evidenceStatus: raw.events.length > 0 ? 'EVIDENCE_FOUND' : 'NO_EVIDENCE',
     result: {
       source_kind: raw.source_kind,
-      scope: { topic: raw.topic, query: raw.query, start_time: raw.start_time, end_time: raw.end_time },
+      scope: {
+        topic: raw.topic,
+        query: raw.query,
+        ...(raw.filters && Object.keys(raw.filters).length > 0 ? { filters: raw.filters } : {}),
+        start_time: raw.start_time,
+        end_time: raw.end_time,
+      },
       match_count: raw.events.length,
+      totals: totalsOf(raw.events),
       returned_count: events.length,
       patterns,
       events,
-      ...unreadableOf(raw),
+      ...fileScopeOf(raw),
     },
     truncated,
   };

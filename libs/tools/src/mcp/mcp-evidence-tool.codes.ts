@@ -8,5 +8,8 @@ export const MCP_TOOL_FAILURE_CODES = [
   'INVALID_ARGUMENTS',
   'MCP_TOOL_FAILED',
   'MCP_TOOL_ERROR',
+  'MCP_PARSE_ERROR',
+  'MCP_BAD_RESPONSE',
+  'MCP_RESULT_TOO_LARGE',
 ] as const;
 export type McpToolFailureCode = (typeof MCP_TOOL_FAILURE_CODES)[number];

@@ -91,6 +91,8 @@ export class McpToolsEnv {
   @IsInt() @Min(40) @Max(2000) HARNESS_MCP_MAX_DESCRIPTION_CHARS: number = 300;
   @IsInt() @Min(200) @Max(200_000) HARNESS_MCP_MAX_RESULT_CHARS: number = 8000;
   @IsInt() @Min(1) @Max(100) HARNESS_MCP_MAX_CONTENT_ITEMS: number = 10;
+  /** One answer's bytes as read from the server (the raw response's own Redis cap is 1 MB by default). */
+  @IsInt() @Min(1024) @Max(64 * 1024 * 1024) HARNESS_MCP_MAX_RESPONSE_BYTES: number = 1024 * 1024;
 }
 
 export const mcpToolsConfig = registerAs('mcpTools', () => {
@@ -114,6 +116,7 @@ export const mcpToolsConfig = registerAs('mcpTools', () => {
     maxDescriptionChars: env.HARNESS_MCP_MAX_DESCRIPTION_CHARS,
     maxResultChars: env.HARNESS_MCP_MAX_RESULT_CHARS,
     maxContentItems: env.HARNESS_MCP_MAX_CONTENT_ITEMS,
+    maxResponseBytes: env.HARNESS_MCP_MAX_RESPONSE_BYTES,
   };
 });
 export type McpToolsConfig = ConfigType<typeof mcpToolsConfig>;

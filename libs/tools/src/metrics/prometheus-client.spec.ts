@@ -110,8 +110,31 @@ describe('queryPrometheus', () => {
     ],
     [
       'a proxy error page',
-      (_q, res) => res.writeHead(502).end('<html>bad gateway</html>'),
-      'METRICS_UNREACHABLE',
+      (_q, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>'),
+      'METRICS_HTTP_5XX',
+    ],
+    [
+      'a server error page',
+      (_q, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<html>internal error</html>'),
+      'METRICS_HTTP_5XX',
+    ],
+    [
+      'an error page over the byte cap',
+      (_q, res) =>
+        res.writeHead(503, { 'content-type': 'text/html' }).end(`<html>${'x'.repeat(5000)}</html>`),
+      'METRICS_HTTP_5XX',
+    ],
+    ['a 5xx with JSON that is not a Prometheus error', json(500, { message: 'oops' }), 'METRICS_HTTP_5XX'],
+    [
+      'an auth proxy refusing the request',
+      (_q, res) => res.writeHead(401, { 'content-type': 'text/html' }).end('<html>log in</html>'),
+      'METRICS_HTTP_4XX',
+    ],
+    ['a 404 with an empty body', (_q, res) => res.writeHead(404).end(), 'METRICS_HTTP_4XX'],
+    [
+      'an HTML page with 200',
+      (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'),
+      'METRICS_BAD_RESPONSE',
     ],
     [
       'an unexpected body',

@@ -3,6 +3,7 @@ import { ToolFailure } from '@app/harness';
 import { clip, redactText } from '../projection/redaction';
 import type { MetricsDataSourceConfig } from './metrics-tools-config';
 import type { QueryMetricsFailureCode } from './query-metrics.codes';
+import { readCapped } from '../http/read-capped';
 
 export interface MetricsRequest {
   query: string;
@@ -55,27 +56,16 @@ const fail = (code: QueryMetricsFailureCode, message: string) => new ToolFailure
 const timeoutFailure = () => fail('METRICS_TIMEOUT', 'The metrics query did not finish in time; narrow it.');
 const unreachable = () => fail('METRICS_UNREACHABLE', 'The metrics data source is unreachable.');
 
-/** Reads the body up to `maxBytes`; beyond it the download is cancelled instead of buffered. */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return null;
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * An HTTP error whose body is not a Prometheus error: the class of its status (an error page from the
+ * server or a proxy in front of it), never "unreachable", since something did answer.
+ */
+function httpStatusFailure(status: number): ToolFailure<QueryMetricsFailureCode> {
+  if (status >= 400 && status < 500)
+    return fail('METRICS_HTTP_4XX', `The metrics data source refused the request (HTTP ${status}).`);
+  if (status >= 500 && status < 600)
+    return fail('METRICS_HTTP_5XX', `The metrics data source failed (HTTP ${status}).`);
+  return fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.');
 }
 
 /** The Prometheus error types as stable Tool ERROR codes; the server's wording only for query errors. */
@@ -164,11 +154,13 @@ export async function queryPrometheus(
   } catch {
     throw stopped();
   }
-  if (body === null)
+  if (body === null) {
+    if (!response.ok) throw httpStatusFailure(response.status);
     throw fail(
       'METRICS_RESULT_TOO_LARGE',
       'The metrics result is too large; aggregate or narrow the selector.',
     );
+  }
 
   let json: unknown;
   try {
@@ -176,12 +168,13 @@ export async function queryPrometheus(
   } catch {
     throw response.ok
       ? fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.')
-      : unreachable();
+      : httpStatusFailure(response.status);
   }
   const error = errorSchema.safeParse(json);
   if (error.success) throw failureOf(error.data.errorType, error.data.error);
+  if (!response.ok) throw httpStatusFailure(response.status);
   const parsed = successSchema.safeParse(json);
-  if (!response.ok || !parsed.success)
+  if (!parsed.success)
     throw fail('METRICS_BAD_RESPONSE', 'The metrics data source answered in an unexpected format.');
 
   const { series, samples } = countSamples(parsed.data.data);

@@ -87,6 +87,8 @@ function describeSources(sources: readonly MetricsDataSourceConfig[]): string {
 /** Codes that mean the data source itself is in trouble: worth a log line, not only an observation. */
 const SOURCE_TROUBLE = new Set([
   'METRICS_UNREACHABLE',
+  'METRICS_HTTP_4XX',
+  'METRICS_HTTP_5XX',
   'METRICS_BAD_RESPONSE',
   'METRICS_QUERY_FAILED',
   'METRICS_TIMEOUT',

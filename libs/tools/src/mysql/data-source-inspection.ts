@@ -1,4 +1,5 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
+import { BUSINESS_SQL_MODE, ReportedSession, sessionProblems } from './mysql-query-executor';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 /** Privileges that read and nothing else; anything else in SHOW GRANTS makes an account not read-only. */
@@ -95,7 +96,14 @@ export function missingAllowlistEntries(
 }
 
 export type DataSourceInspection =
-  { reachable: false; reason: string } | { reachable: true; grants: GrantReading; missing: string[] };
+  | { reachable: false; reason: string }
+  | {
+      reachable: true;
+      grants: GrantReading;
+      missing: string[];
+      /** Why query_mysql could not pin a session here (each names the setting); empty when it can. */
+      session: string[];
+    };
 
 /** Why a connection failed, from the driver's error code; safe to print (no credentials). */
 export function connectFailureReason(
@@ -120,7 +128,10 @@ export function connectFailureReason(
   }
 }
 
-/** Connects with the data source's own account and reads its grants and the columns it can see. */
+/**
+ * Connects with the data source's own account and reads its grants, the columns it can see and whether
+ * query_mysql can pin its sessions (sql_mode, utf8mb4 on every leg).
+ */
 export async function inspectDataSource(
   source: MysqlDataSourceConfig,
   connectTimeoutMs = 5000,
@@ -134,11 +145,20 @@ export async function inspectDataSource(
       password: source.password,
       database: source.database || undefined,
       connectTimeout: connectTimeoutMs,
+      charset: 'UTF8MB4_GENERAL_CI',
     });
   } catch (error) {
     return { reachable: false, reason: connectFailureReason(source, (error as { code?: string }).code) };
   }
   try {
+    // The character sets as the handshake left them, then the sql_mode query_mysql pins, read back.
+    await connection.query(`SET SESSION sql_mode = '${BUSINESS_SQL_MODE}'`);
+    const [sessionRows] = await connection.query<RowDataPacket[]>(
+      'SELECT @@SESSION.sql_mode AS sql_mode, @@SESSION.character_set_client AS character_set_client, ' +
+        '@@SESSION.character_set_connection AS character_set_connection, ' +
+        '@@SESSION.character_set_results AS character_set_results',
+    );
+    const session = sessionProblems((sessionRows[0] ?? {}) as ReportedSession);
     const [grantRows] = await connection.query<RowDataPacket[]>('SHOW GRANTS');
     const grants = readGrants(grantRows.map((row) => String(Object.values(row)[0])));
     const schemas = [...source.schemas.keys()];
@@ -146,7 +166,12 @@ export async function inspectDataSource(
       'SELECT TABLE_SCHEMA AS `schema`, TABLE_NAME AS `table`, COLUMN_NAME AS `column` FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN (?)',
       [schemas],
     );
-    return { reachable: true, grants, missing: missingAllowlistEntries(source, columnRows as ColumnRow[]) };
+    return {
+      reachable: true,
+      grants,
+      missing: missingAllowlistEntries(source, columnRows as ColumnRow[]),
+      session,
+    };
   } finally {
     await connection.end();
   }

@@ -8,6 +8,8 @@ export interface MysqlRawResponse {
   params: unknown[];
   columns: string[];
   rows: Record<string, unknown>[];
+  /** Set when the result passed the read cap: the statement was killed and only the rows so far kept. */
+  truncated_at_bytes?: number;
 }
 
 export interface MysqlProjectionLimits {
@@ -46,7 +48,7 @@ function projectCell(column: string, value: unknown, maxChars: number): { cell: 
  * bytes; sensitive columns redacted by name and sensitive values by pattern; deterministic, no LLM.
  */
 export function projectMysqlResult(raw: MysqlRawResponse, limits: MysqlProjectionLimits): ToolProjection {
-  let truncated = raw.rows.length > limits.maxRows;
+  let truncated = raw.rows.length > limits.maxRows || raw.truncated_at_bytes !== undefined;
   const rows: Record<string, Cell>[] = [];
   let bytes = 0;
   for (const source of raw.rows.slice(0, limits.maxRows)) {

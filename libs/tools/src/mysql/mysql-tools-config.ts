@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
 import { ConfigValidationError } from '@app/config';
+import { DEFAULT_ALLOWED_FUNCTIONS, FUNCTION_CATALOG } from './function-catalog';
 
 /** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes. */
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]{0,63}$/, 'must be a plain SQL identifier');
@@ -47,69 +48,7 @@ export interface MysqlDataSourceConfig {
   functions: ReadonlySet<string>;
 }
 
-/**
- * Aggregates, the clock and date arithmetic SREs need for time windows
- * (`created_at >= NOW() - INTERVAL 30 MINUTE`), and pure deterministic scalar functions (date parts
- * and formatting, null handling, rounding, string case/length/substring/concat): these read no data
- * beyond their checked arguments and have no side effects.
- */
-export const DEFAULT_ALLOWED_FUNCTIONS = [
-  'COUNT',
-  'SUM',
-  'AVG',
-  'MIN',
-  'MAX',
-  'NOW',
-  'CURRENT_TIMESTAMP',
-  'CURRENT_DATE',
-  'CURDATE',
-  'UTC_TIMESTAMP',
-  'UTC_DATE',
-  'DATE_SUB',
-  'DATE_ADD',
-  'DATE_FORMAT',
-  'DATE',
-  'TIME',
-  'YEAR',
-  'MONTH',
-  'DAY',
-  'DAYOFMONTH',
-  'DAYOFWEEK',
-  'HOUR',
-  'MINUTE',
-  'SECOND',
-  'TIMESTAMPDIFF',
-  'TIMESTAMPADD',
-  'DATEDIFF',
-  'UNIX_TIMESTAMP',
-  'FROM_UNIXTIME',
-  'IFNULL',
-  'COALESCE',
-  'NULLIF',
-  'IF',
-  'ROUND',
-  'FLOOR',
-  'CEIL',
-  'CEILING',
-  'ABS',
-  'MOD',
-  'CONCAT',
-  'CONCAT_WS',
-  'LOWER',
-  'UPPER',
-  'LCASE',
-  'UCASE',
-  'LENGTH',
-  'CHAR_LENGTH',
-  'SUBSTRING',
-  'SUBSTR',
-  'LEFT',
-  'RIGHT',
-  'TRIM',
-  'LTRIM',
-  'RTRIM',
-  'REPLACE',
-];
+export { DEFAULT_ALLOWED_FUNCTIONS } from './function-catalog';
 
 function parseUrl(raw: string, path: string): { host: string; port: number; database: string } {
   let url: URL;
@@ -145,6 +84,15 @@ export function parseMysqlToolsConfig(
       : resolveSecrets
         ? resolveEnvReference(source.url, `${path}.url`, env, { allowEmpty: true })
         : 'mysql://unresolved';
+    const functions = (source['allowed-functions'] ?? DEFAULT_ALLOWED_FUNCTIONS).map((name) =>
+      name.toUpperCase(),
+    );
+    const unknown = functions.filter((name) => !FUNCTION_CATALOG.has(name));
+    if (unknown.length > 0)
+      throw new ConfigValidationError([
+        `${path}.allowed-functions: ${unknown.join(', ')} ha${unknown.length > 1 ? 've' : 's'} no cost model in the SQL policy; ` +
+          'only the functions listed in docs/query-mysql-functions.md can be allowlisted',
+      ]);
     const schemas = new Map(
       Object.entries(source['allowed-schemas']).map(([schema, { tables }]) => [
         schema,
@@ -162,9 +110,7 @@ export function parseMysqlToolsConfig(
         : '',
       defaultSchema: source['default-schema'],
       schemas,
-      functions: new Set(
-        (source['allowed-functions'] ?? DEFAULT_ALLOWED_FUNCTIONS).map((name) => name.toUpperCase()),
-      ),
+      functions: new Set(functions),
     };
   });
 }

@@ -9,6 +9,7 @@ export const QUERY_MYSQL_FAILURE_CODES = [
   'UNKNOWN_DATA_SOURCE',
   'QUERY_TIMEOUT',
   'DATASOURCE_UNAVAILABLE',
+  'DATASOURCE_MISCONFIGURED',
   'QUERY_FAILED',
 ] as const;
 export type QueryMysqlFailureCode = (typeof QUERY_MYSQL_FAILURE_CODES)[number];

@@ -11,6 +11,8 @@ export class QueryMysqlEnv {
   @IsInt() @Min(16) @Max(100_000) HARNESS_MYSQL_MAX_CELL_CHARS: number = 256;
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_MYSQL_MAX_TOTAL_BYTES: number = 16 * KB;
   @IsInt() @Min(100) @Max(600_000) HARNESS_MYSQL_QUERY_TIMEOUT_MS: number = 5000;
+  /** Raw bytes read from the server per call; past it the statement is killed while the rows stream in. */
+  @IsInt() @Min(1 * KB) @Max(64 * MB) HARNESS_MYSQL_MAX_RESULT_BYTES: number = 1 * MB;
 }
 
 export const queryMysqlConfig = registerAs('queryMysql', () => {
@@ -20,6 +22,7 @@ export const queryMysqlConfig = registerAs('queryMysql', () => {
     maxCellChars: env.HARNESS_MYSQL_MAX_CELL_CHARS,
     maxTotalBytes: env.HARNESS_MYSQL_MAX_TOTAL_BYTES,
     queryTimeoutMs: env.HARNESS_MYSQL_QUERY_TIMEOUT_MS,
+    maxResultBytes: env.HARNESS_MYSQL_MAX_RESULT_BYTES,
   };
 });
 export type QueryMysqlConfig = ConfigType<typeof queryMysqlConfig>;

@@ -37,7 +37,8 @@ const RULES = [
   'Use it for the current state of specific records or small aggregates. Name columns explicitly, bind every value with ?,',
   'use only INNER/LEFT JOIN, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, COUNT/SUM/AVG/MIN/MAX and time windows',
   '(NOW() - INTERVAL 30 MINUTE, DATE_SUB, CURRENT_TIMESTAMP). A select alias may only be a whole ORDER BY item',
-  '(ORDER BY n DESC); in GROUP BY/HAVING repeat the column or expression. Strings take single quotes, never double.',
+  '(ORDER BY n DESC); in GROUP BY/HAVING repeat the column or expression. With a JOIN, qualify every column',
+  '(o.order_id, p.status). Strings take single quotes, never double.',
   'Not for logs, documents, schema discovery (SHOW, DESCRIBE, information_schema) or any write.',
   '查询已配置的业务库（只读、参数化 SELECT），用于实时数据核对。',
 ].join(' ');

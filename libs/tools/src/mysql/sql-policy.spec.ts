@@ -7,6 +7,7 @@ interface CorpusEntry {
   sql: string;
   params: unknown[];
   expect: string;
+  class?: string;
 }
 
 const fixtures = join(__dirname, '../../../../test/fixtures');
@@ -42,6 +43,62 @@ describe('SQL policy security suite', () => {
   it.each(legitimate.map((entry) => [entry.sql, entry]))('accepts %s', (_sql, entry) => {
     const result = checkSql(entry.sql, entry.params.length, source, MAX_ROWS);
     expect(result).toMatchObject({ allowed: true, placeholders: entry.params.length });
+  });
+});
+
+/** Round four: the classes where the policy's model of the server differed from the server's (issue 35). */
+const corpus4 = JSON.parse(readFileSync(join(fixtures, 'sql-policy-corpus-4.json'), 'utf8')) as CorpusEntry[];
+
+describe('SQL policy red-team corpus 4 (scope, cost, connection state, resources, result names)', () => {
+  it.each(corpus4.map((entry) => [entry.class, entry.expect, entry.sql.slice(0, 140), entry]))(
+    '%s: %s for %s',
+    (_class, _code, _sql, entry) => {
+      const result = checkSql(entry.sql, entry.params.length, source, MAX_ROWS);
+      if (entry.expect === 'ALLOWED')
+        expect(result).toMatchObject({ allowed: true, placeholders: entry.params.length });
+      else expect(result).toMatchObject({ allowed: false, code: entry.expect });
+    },
+  );
+
+  it.each([
+    [
+      'SELECT o.order_id, p.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      'order_id',
+    ],
+    [
+      'SELECT o.created_at, p.updated_at AS created_at FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      'created_at',
+    ],
+    ['SELECT COUNT(*) AS n, MAX(amount) AS n FROM biz_order', 'n'],
+  ])('allows and warns about duplicate result names: %s', (sql, name) => {
+    const result = checkSql(sql, 0, source, MAX_ROWS);
+    expect(result).toMatchObject({ allowed: true, warnings: [expect.stringContaining(`named ${name};`)] });
+  });
+
+  it('has no warnings for distinct result names', () => {
+    const result = checkSql(
+      'SELECT o.order_id, p.status FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id',
+      0,
+      source,
+      MAX_ROWS,
+    );
+    expect(result).toMatchObject({ allowed: true });
+    expect(result).not.toHaveProperty('warnings');
+  });
+
+  it('names only allowlisted columns when it refuses an unqualified one', () => {
+    const result = checkSql(
+      'SELECT o.order_id FROM biz_order o INNER JOIN payment_record p ON p.order_id = o.order_id WHERE channel = ?',
+      1,
+      source,
+      MAX_ROWS,
+    );
+    expect(result).toEqual({
+      allowed: false,
+      code: 'AMBIGUOUS_COLUMN',
+      message:
+        'Column channel must be qualified with its table alias (p.channel) when the query has more than one table.',
+    });
   });
 });
 
@@ -201,6 +258,40 @@ describe('checkSql', () => {
       allowed: true,
     });
     expect(checkSql('SELECT SLEEP(2) AS s FROM biz_order', 0, source, MAX_ROWS)).toMatchObject({
+      code: 'FUNCTION_NOT_ALLOWED',
+    });
+  });
+});
+
+describe('function cost model with functions a data source adds', () => {
+  const extended = {
+    ...source,
+    functions: new Set([...source.functions, 'REPEAT', 'LPAD', 'RPAD', 'SPACE', 'INSERT']),
+  };
+  it.each([
+    ['SELECT REPEAT(order_id, 100) AS r FROM biz_order', 0, true],
+    ['SELECT REPEAT(order_id, 101) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(order_id, ?) AS r FROM biz_order', 1, false],
+    ['SELECT REPEAT(order_id, amount) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(REPEAT(order_id, 10), 10) AS r FROM biz_order', 0, false],
+    ['SELECT REPEAT(LPAD(order_id, 20, ?), 10) AS r FROM biz_order', 1, true],
+    ['SELECT LPAD(order_id, 1000, ?) AS r FROM biz_order', 1, true],
+    ['SELECT RPAD(order_id, 1001, ?) AS r FROM biz_order', 1, false],
+    ['SELECT LPAD(order_id, ?, ?) AS r FROM biz_order', 2, false],
+    ['SELECT LPAD(REPEAT(order_id, 100), 50, ?) AS r FROM biz_order', 1, true],
+    ['SELECT SPACE(10) AS r FROM biz_order', 0, true],
+    ['SELECT SPACE(?) AS r FROM biz_order', 1, false],
+    ['SELECT INSERT(order_id, 1, 2, ?) AS r FROM biz_order', 1, true],
+    ['SELECT INSERT(order_id, 1, 2, REPEAT(?, 100)) AS r FROM biz_order', 1, false],
+    ['SELECT CONCAT(REPEAT(order_id, 2), ?) AS r FROM biz_order', 1, false],
+  ])('%s (%d params): allowed %p', (sql, params, allowed) => {
+    const result = checkSql(sql, params, extended, MAX_ROWS);
+    expect(result).toMatchObject(allowed ? { allowed } : { allowed, code: 'FUNCTION_NOT_ALLOWED' });
+  });
+
+  it('refuses a function the catalog has no cost model for, even when a source lists it', () => {
+    const listed = { ...source, functions: new Set([...source.functions, 'BENCHMARK']) };
+    expect(checkSql('SELECT BENCHMARK(10, 1) AS b FROM biz_order', 0, listed, MAX_ROWS)).toMatchObject({
       code: 'FUNCTION_NOT_ALLOWED',
     });
   });

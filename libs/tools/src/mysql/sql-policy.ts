@@ -1,4 +1,11 @@
 import { Parser } from 'node-sql-parser';
+import {
+  FUNCTION_CATALOG,
+  MAX_BOUNDED_TEXT,
+  MAX_PAD_LENGTH,
+  MAX_REPEAT_COUNT,
+  MAX_REPLACE_LITERAL,
+} from './function-catalog';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 /** Stable rejection codes of the read-only SQL policy; each comes with a safe message the agent can act on. */
@@ -39,7 +46,7 @@ export const SQL_REJECTION_CODES = [
 export type SqlRejectionCode = (typeof SQL_REJECTION_CODES)[number];
 
 export type SqlPolicyResult =
-  | { allowed: true; normalizedSql: string; placeholders: number }
+  | { allowed: true; normalizedSql: string; placeholders: number; warnings?: string[] }
   | { allowed: false; code: SqlRejectionCode; message: string };
 
 export const MAX_SQL_LENGTH = 8000;
@@ -310,11 +317,121 @@ function functionName(node: Node): string {
   return String(name ?? '').toUpperCase();
 }
 
+/**
+ * How large a value can be: `const` is bounded by a constant (a literal, a ?, a number or date), `data` by
+ * the size of a stored value, `grown` is the output of a growing function (see function-catalog.ts).
+ */
+type Size = 'const' | 'data' | 'grown';
+const SIZE_RANK: Record<Size, number> = { const: 0, data: 1, grown: 2 };
+const larger = (a: Size, b: Size): Size => (SIZE_RANK[a] >= SIZE_RANK[b] ? a : b);
+
+const isLiteralOrParam = (node: unknown): boolean =>
+  isNode(node) && (LITERALS.has(String(node.type)) || (node.type === 'origin' && node.value === '?'));
+
+function integerLiteral(node: unknown): number | null {
+  return isNode(node) && node.type === 'number' && Number.isInteger(node.value)
+    ? (node.value as number)
+    : null;
+}
+
+/** An integer literal from 0 to MAX_BOUNDED_TEXT: a length that bounds a text. */
+function boundedLength(node: unknown): boolean {
+  const value = integerLiteral(node);
+  return value !== null && value >= 0 && value <= MAX_BOUNDED_TEXT;
+}
+
+function stringLiteral(node: unknown): string | null {
+  return isNode(node) &&
+    ['single_quote_string', 'string'].includes(String(node.type)) &&
+    typeof node.value === 'string'
+    ? node.value
+    : null;
+}
+
+const COST_MESSAGE =
+  'Growing string functions (CONCAT, REPLACE, REPEAT, …) may not take the result of another growing function, ' +
+  'and their size arguments must be small literals; see docs/query-mysql-functions.md.';
+
+/** The size of a function's value from its cost model, refusing the uses the model cannot bound. */
+function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
+  const model =
+    FUNCTION_CATALOG.get(name) ?? reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
+  const largest = sizes.reduce<Size>(larger, 'const');
+  const noGrownArgument = () => {
+    if (largest === 'grown') reject('FUNCTION_NOT_ALLOWED', `${name}: ${COST_MESSAGE}`);
+  };
+  const boundedCount = (node: unknown, max: number) => {
+    const count = integerLiteral(node);
+    if (count === null || count < 0 || count > max)
+      reject(
+        'FUNCTION_NOT_ALLOWED',
+        `${name} needs an integer literal from 0 to ${max} as its length or count. ${COST_MESSAGE}`,
+      );
+  };
+  switch (model.cost) {
+    case 'aggregate':
+    case 'clock':
+    case 'scalar':
+      return 'const';
+    case 'passthrough':
+      return largest;
+    case 'growing':
+      noGrownArgument();
+      return 'grown';
+    case 'replace': {
+      const from = stringLiteral(args[1]);
+      const to = stringLiteral(args[2]);
+      if (args.length !== 3 || sizes[0] !== 'const')
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `REPLACE works on a bounded text only: a literal, a ? or LEFT/RIGHT/SUBSTRING with a literal length ≤ ${MAX_BOUNDED_TEXT} ` +
+            `(REPLACE(LEFT(error_code, 100), '_', ' ')). ${COST_MESSAGE}`,
+        );
+      if (
+        from === null ||
+        to === null ||
+        from.length === 0 ||
+        [...from].length > MAX_REPLACE_LITERAL ||
+        [...to].length > MAX_REPLACE_LITERAL
+      )
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `REPLACE takes non-empty string literals of at most ${MAX_REPLACE_LITERAL} characters as its search and replacement. ${COST_MESSAGE}`,
+        );
+      return [...to!].length <= [...from!].length ? 'const' : 'grown';
+    }
+    case 'prefix':
+      return boundedLength(args[1]) ? 'const' : (sizes[0] ?? 'const');
+    case 'substring':
+      return args.length === 3 && boundedLength(args[2]) ? 'const' : (sizes[0] ?? 'const');
+    case 'repeat':
+      noGrownArgument();
+      boundedCount(args[1], MAX_REPEAT_COUNT);
+      return 'grown';
+    case 'pad':
+      boundedCount(args[1], MAX_PAD_LENGTH);
+      return 'const';
+    case 'space':
+      boundedCount(args[0], MAX_PAD_LENGTH);
+      return 'const';
+    case 'format':
+      if (!isLiteralOrParam(args[1]))
+        reject('FUNCTION_NOT_ALLOWED', `${name} takes a literal or ? as its format. ${COST_MESSAGE}`);
+      return 'const';
+  }
+}
+
 /** Walks one parsed SELECT against the data source allowlist, counting `?` placeholders. */
 class SelectChecker {
   placeholders = 0;
+  readonly warnings: string[] = [];
   private readonly scope: ScopeTable[] = [];
   private readonly selectAliases = new Set<string>();
+  /**
+   * How many FROM tables a column reference may name: all of them, except in the ON of the k-th join,
+   * where MariaDB and MySQL see only the tables joined so far (0..k).
+   */
+  private visible = Number.POSITIVE_INFINITY;
 
   constructor(private readonly source: MysqlDataSourceConfig) {}
 
@@ -345,7 +462,13 @@ class SelectChecker {
       if (alias) this.selectAliases.add(alias);
     }
     for (const column of columns as Node[]) this.expression(column.expr, 'select');
-    for (const item of (ast.from as Node[]).slice(1)) this.expression(item.on, 'join');
+    this.warnDuplicateNames(columns as Node[]);
+    (ast.from as Node[]).forEach((item, index) => {
+      if (index === 0) return;
+      this.visible = index + 1;
+      this.expression(item.on, 'join');
+    });
+    this.visible = Number.POSITIVE_INFINITY;
     this.checkJoinRelations(ast.from as Node[]);
     if (ast.where) this.expression(ast.where, 'where');
     if (ast.groupby) {
@@ -360,6 +483,26 @@ class SelectChecker {
       // MySQL alike; everywhere else a name that is also a hidden column would read that column.
       if (this.isAliasItem(order.expr)) continue;
       this.expression(order.expr, 'order');
+    }
+  }
+
+  /**
+   * Result columns that share a name (`o.status, p.status`) are all returned, qualified with their table
+   * alias; a distinct alias reads better, so sql-check says so.
+   */
+  private warnDuplicateNames(columns: Node[]): void {
+    const counts = new Map<string, number>();
+    for (const column of columns) {
+      const expr = isNode(column.expr) ? column.expr : {};
+      const name = identifier(column.as) ?? (expr.type === 'column_ref' ? identifier(expr.column) : null);
+      if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    for (const [name, count] of counts) {
+      if (count > 1)
+        this.warnings.push(
+          `DUPLICATE_RESULT_NAME: ${count} result columns are named ${name}; they are returned qualified ` +
+            `(alias.${name}) or numbered (${name}#2); give each a distinct alias.`,
+        );
     }
   }
 
@@ -465,19 +608,21 @@ class SelectChecker {
     return candidates.length === 1 ? candidates[0].index : null;
   }
 
-  private expression(value: unknown, clause: Clause): void {
-    if (Array.isArray(value)) return value.forEach((item) => this.expression(item, clause));
+  /** Checks an expression and returns how large its value can be (see function-catalog.ts). */
+  private expression(value: unknown, clause: Clause): Size {
+    if (Array.isArray(value))
+      return value.reduce<Size>((size, item) => larger(size, this.expression(item, clause)), 'const');
     if (!isNode(value)) return reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
     if ('ast' in value || value.type === 'select')
       reject('SUBQUERY_NOT_ALLOWED', 'Subqueries are not allowed.');
     if (value.over) reject('WINDOW_NOT_ALLOWED', 'Window functions are not allowed.');
     const type = String(value.type);
-    if (LITERALS.has(type)) return;
+    if (LITERALS.has(type)) return 'const';
     switch (type) {
       case 'origin':
         if (value.value !== '?') reject('UNSUPPORTED_SYNTAX', 'Unsupported expression.');
         this.placeholders += 1;
-        return;
+        return 'const';
       case 'param':
       case 'var':
         return reject(
@@ -485,30 +630,34 @@ class SelectChecker {
           'Only ? placeholders are allowed; no named parameters or variables.',
         );
       case 'column_ref':
-        return this.column(value, clause);
+        this.column(value, clause);
+        return 'data';
       case 'star':
         return reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
       case 'aggr_func': {
-        this.allowFunction(String(value.name).toUpperCase());
+        const name = String(value.name).toUpperCase();
+        this.allowFunction(name);
         const args = isNode(value.args) ? value.args : reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate.');
         for (const key of Object.keys(args)) {
           if (!['expr', 'distinct'].includes(key) && args[key])
             reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate options.');
         }
         if (isNode(args.expr) && args.expr.type === 'star') {
-          if (String(value.name).toUpperCase() !== 'COUNT')
-            reject('STAR_NOT_ALLOWED', 'Only COUNT(*) may use *.');
-          return;
+          if (name !== 'COUNT') reject('STAR_NOT_ALLOWED', 'Only COUNT(*) may use *.');
+          return 'const';
         }
-        return this.expression(args.expr, clause);
+        const size = this.expression(args.expr, clause);
+        return name === 'MIN' || name === 'MAX' ? size : 'const';
       }
       case 'function': {
         const name = functionName(value);
         const args = value.args;
+        let list: unknown[] = [];
+        let sizes: Size[] = [];
         if (args !== null && args !== undefined) {
           if (!isNode(args) || args.type !== 'expr_list')
             return reject('UNSUPPORTED_SYNTAX', 'Unsupported function arguments.');
-          let list = Array.isArray(args.value) ? (args.value as unknown[]) : [];
+          list = Array.isArray(args.value) ? (args.value as unknown[]) : [];
           const [first] = list;
           if (
             UNIT_FUNCTIONS.has(name) &&
@@ -518,41 +667,50 @@ class SelectChecker {
           )
             list = list.slice(1);
           // Arguments first, so EXISTS (SELECT ...) is reported as the subquery it is.
-          this.expression(Array.isArray(args.value) ? list : args.value, clause);
+          if (Array.isArray(args.value)) sizes = list.map((item) => this.expression(item, clause));
+          else this.expression(args.value, clause);
         }
         // The parser reads `NOT (expr)` as a call of NOT: it is the operator, not a function.
-        if (!(name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1))
-          this.allowFunction(name);
-        return;
+        if (name === 'NOT' && isNode(args) && Array.isArray(args.value) && args.value.length === 1)
+          return 'const';
+        this.allowFunction(name);
+        return functionSize(name, list, sizes);
       }
       case 'expr_list':
         return this.expression(value.value ?? [], clause);
       case 'binary_expr':
         if (!BINARY_OPERATORS.has(String(value.operator).toUpperCase()))
           reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
+        // Comparisons, logic and arithmetic: a number or a truth value.
         this.expression(value.left, clause);
-        return this.expression(value.right, clause);
+        this.expression(value.right, clause);
+        return 'const';
       case 'unary_expr':
         if (!UNARY_OPERATORS.has(String(value.operator).toUpperCase()))
           reject('OPERATOR_NOT_ALLOWED', `Operator ${String(value.operator)} is not allowed.`);
-        return this.expression(value.expr, clause);
-      case 'case':
+        this.expression(value.expr, clause);
+        return 'const';
+      case 'case': {
+        let size: Size = 'const';
         if (value.expr) this.expression(value.expr, clause);
         for (const branch of (value.args as Node[]) ?? []) {
           if (branch.type === 'when') this.expression(branch.cond, clause);
           else if (branch.type !== 'else') reject('UNSUPPORTED_SYNTAX', 'Unsupported CASE branch.');
-          this.expression(branch.result, clause);
+          size = larger(size, this.expression(branch.result, clause));
         }
-        return;
+        return size;
+      }
       case 'interval':
-        return this.expression(value.expr, clause);
+        this.expression(value.expr, clause);
+        return 'const';
       default:
         return reject('UNSUPPORTED_SYNTAX', `Unsupported SQL expression (${type}).`);
     }
   }
 
   private allowFunction(name: string): void {
-    if (!this.source.functions.has(name)) reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
+    if (!this.source.functions.has(name) || !FUNCTION_CATALOG.has(name))
+      reject('FUNCTION_NOT_ALLOWED', `Function ${name} is not allowed.`);
   }
 
   private column(node: Node, clause: Clause): void {
@@ -562,15 +720,18 @@ class SelectChecker {
     if (column === '*') reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * and t.* are not allowed.');
     const qualifier = identifier(node.table);
     const schema = identifier(node.db ?? node.schema);
+    const scope = this.scope.slice(0, this.visible);
     if (qualifier) {
       const entry =
-        this.scope.find(
+        scope.find(
           (candidate) => candidate.alias === qualifier && (!schema || candidate.schema === schema),
         ) ??
         reject(
           'TABLE_NOT_ALLOWED',
-          `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}; this query's tables are ` +
-            `${this.scope.map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`)).join(', ')}.`,
+          `Unknown table reference ${schema ? `${schema}.` : ''}${qualifier}` +
+            (scope.length < this.scope.length
+              ? `; a join condition may only name the tables joined so far (${tablesText(scope)}).`
+              : `; this query's tables are ${tablesText(scope)}.`),
         );
       if (!entry.folded.has(column.toLowerCase()))
         reject(
@@ -579,22 +740,35 @@ class SelectChecker {
         );
       return;
     }
-    const owners = this.scope.filter((entry) => entry.folded.has(column.toLowerCase()));
-    if (owners.length === 1) return;
-    if (owners.length > 1)
-      reject('AMBIGUOUS_COLUMN', `Column ${column} is ambiguous; qualify it with a table alias.`);
-    if (this.selectAliases.has(column))
+    const owners = scope.filter((entry) => entry.folded.has(column.toLowerCase()));
+    if (owners.length === 0) {
+      if (this.selectAliases.has(column))
+        reject(
+          'ALIAS_REFERENCE_NOT_ALLOWED',
+          `${column} is a select alias, not a column; an alias may only be a whole ORDER BY item ` +
+            `(ORDER BY ${column} DESC). In ${CLAUSE_NAMES[clause]} repeat the expression instead ` +
+            '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+        );
       reject(
-        'ALIAS_REFERENCE_NOT_ALLOWED',
-        `${column} is a select alias, not a column; an alias may only be a whole ORDER BY item ` +
-          `(ORDER BY ${column} DESC). In ${CLAUSE_NAMES[clause]} repeat the expression instead ` +
-          '(e.g. GROUP BY error_code, HAVING COUNT(*) > ?).',
+        'COLUMN_NOT_ALLOWED',
+        `Column ${column} is not allowlisted for the tables in this query. ${allowedColumnsText(this.scope)}`,
       );
-    reject(
-      'COLUMN_NOT_ALLOWED',
-      `Column ${column} is not allowlisted for the tables in this query. ${allowedColumnsText(this.scope)}`,
-    );
+    }
+    // The server resolves an unqualified name among every column of the tables in scope, hidden ones
+    // included, which the policy cannot see: with more than one table only a qualified name is certain.
+    if (this.scope.length > 1)
+      reject(
+        'AMBIGUOUS_COLUMN',
+        `Column ${column} must be qualified with its table alias (${owners[0].alias}.${column}) when the ` +
+          'query has more than one table.',
+      );
   }
+}
+
+function tablesText(scope: readonly ScopeTable[]): string {
+  return scope
+    .map((entry) => (entry.alias === entry.table ? entry.table : `${entry.alias} (${entry.table})`))
+    .join(', ');
 }
 
 const CLAUSE_NAMES: Record<Clause, string> = {
@@ -684,7 +858,7 @@ function checkOnce(
   paramCount: number,
   source: MysqlDataSourceConfig,
   maxRows: number,
-): { normalizedSql: string; placeholders: number } {
+): { normalizedSql: string; placeholders: number; warnings: string[] } {
   if (sql.trim() === '') reject('SQL_EMPTY', 'The SQL is empty.');
   if (sql.length > MAX_SQL_LENGTH)
     reject('SQL_TOO_LONG', `The SQL is longer than ${MAX_SQL_LENGTH} characters.`);
@@ -718,7 +892,11 @@ function checkOnce(
       `The SQL has ${checker.placeholders} ? placeholder(s) but ${paramCount} param(s) were given.`,
     );
   }
-  return { normalizedSql: parser.sqlify(ast as never, DIALECT), placeholders: checker.placeholders };
+  return {
+    normalizedSql: parser.sqlify(ast as never, DIALECT),
+    placeholders: checker.placeholders,
+    warnings: checker.warnings,
+  };
 }
 
 /**
@@ -740,7 +918,8 @@ export function checkSql(
     if (second.normalizedSql !== first.normalizedSql) {
       reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
     }
-    return { allowed: true, ...first };
+    const { warnings, ...checked } = first;
+    return { allowed: true, ...checked, ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (error) {
     if (error instanceof Rejection) return { allowed: false, code: error.code, message: error.message };
     return {

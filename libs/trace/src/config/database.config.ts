@@ -47,6 +47,25 @@ export class DatabaseEnv {
   @Max(60000)
   DB_CONNECT_TIMEOUT_MS: number = 5000;
 
+  /**
+   * How long one statement of the service waits for a row or metadata lock (innodb_lock_wait_timeout
+   * and lock_wait_timeout, pinned on every connection), so a lock held elsewhere — a purge, a DDL, an
+   * operator's open transaction — fails a write within this bound instead of holding a run.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(120)
+  DB_LOCK_WAIT_TIMEOUT_SECONDS: number = 10;
+
+  /**
+   * The longest a run-journal write may take past its run's deadline (its client-side timeout is the
+   * run's remaining time plus this grace), and how long a request waits for its admission rows.
+   */
+  @IsInt()
+  @Min(500)
+  @Max(60000)
+  DB_WRITE_GRACE_MS: number = 5000;
+
   @EnvBoolean()
   @IsBoolean()
   DB_MIGRATIONS_RUN: boolean = true;
@@ -70,6 +89,8 @@ export const databaseConfig = registerAs('database', () => {
     poolSize: env.DB_POOL_SIZE,
     admissionPoolSize: env.DB_ADMISSION_POOL_SIZE,
     connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    lockWaitTimeoutSeconds: env.DB_LOCK_WAIT_TIMEOUT_SECONDS,
+    writeGraceMs: env.DB_WRITE_GRACE_MS,
     migrationsRun: env.DB_MIGRATIONS_RUN,
     migrationsLockTimeoutSeconds: env.DB_MIGRATIONS_LOCK_TIMEOUT_SECONDS,
   };

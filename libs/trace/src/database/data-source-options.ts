@@ -1,14 +1,38 @@
+import { Logger } from '@nestjs/common';
+import * as mysql2 from 'mysql2';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 import { MIGRATIONS } from '@app/migrations';
 import { DatabaseConfig } from '../config/database.config';
 import { TRACE_ENTITIES } from '../entities';
 import { withMigrationLock } from './migration-lock';
+import { PINNED_SQL_MODE, pinPoolConnections, SessionPin } from './connection-pin';
+
+const logger = new Logger('ServiceDatabase');
+
+/**
+ * mysql2 with every pool it creates pinned (connection-pin.ts): TypeORM takes the driver module as an
+ * option, so the pin is in place before the pool makes its first connection.
+ */
+function pinnedDriver(pin: SessionPin): typeof mysql2 {
+  return {
+    ...mysql2,
+    createPool: (options: mysql2.PoolOptions | string) =>
+      pinPoolConnections(mysql2.createPool(options as mysql2.PoolOptions), pin, (error) =>
+        logger.error(error.message),
+      ),
+  };
+}
 
 /** One definition of the service database, shared by the Nest module and the migration CLI. */
 export function buildDataSourceOptions(config: DatabaseConfig): MysqlConnectionOptions {
   return {
     type: config.type,
+    driver: pinnedDriver({
+      sqlMode: PINNED_SQL_MODE,
+      lockWaitTimeoutSeconds: config.lockWaitTimeoutSeconds,
+    }),
+    connectorPackage: 'mysql2',
     host: config.host,
     port: config.port,
     username: config.username,
@@ -29,8 +53,10 @@ export function buildDataSourceOptions(config: DatabaseConfig): MysqlConnectionO
     logging: ['migration'],
     extra: { connectionLimit: config.poolSize },
     // The run journal sends each transaction as one packet (RunJournalRepository). Every statement this
-    // service sends to its own database is its own text with bound values; the business data sources
-    // that run query_mysql have their own pools with multi-statements off.
+    // service sends to its own database is its own text with values bound by the driver's escaping,
+    // which is sound only on a pinned connection (utf8mb4, no NO_BACKSLASH_ESCAPES): the pin above is
+    // what makes multi-statement packets safe. The business data sources that run query_mysql have
+    // their own pools with multi-statements off.
     multipleStatements: true,
   };
 }
@@ -57,13 +83,8 @@ export async function openServiceDataSource(
   options: DataSourceOptions,
   config: DatabaseConfig,
 ): Promise<DataSource> {
+  // initialize() makes the pool's first connection, so a server that cannot be pinned stops start-up here.
   const dataSource = await new DataSource(options).initialize();
-  try {
-    await refuseNoBackslashEscapes(dataSource);
-  } catch (error) {
-    await dataSource.destroy();
-    throw error;
-  }
   if (config.migrationsRun) {
     try {
       await withMigrationLock(dataSource, config.migrationsLockTimeoutSeconds, () =>
@@ -75,18 +96,4 @@ export async function openServiceDataSource(
     }
   }
   return dataSource;
-}
-
-/**
- * The driver binds values by escaping them with backslashes, which a server in NO_BACKSLASH_ESCAPES mode
- * reads differently: a quote in a user's question could end its string early, and with multi-statement
- * packets (the run journal, the admission writes) start a statement of its own. Such a server is refused
- * at start-up, naming the setting.
- */
-export async function refuseNoBackslashEscapes(dataSource: DataSource): Promise<void> {
-  const [row] = (await dataSource.query('SELECT @@SESSION.sql_mode AS mode')) as { mode: string | null }[];
-  if ((row?.mode ?? '').toUpperCase().split(',').includes('NO_BACKSLASH_ESCAPES'))
-    throw new Error(
-      "the service database runs with sql_mode NO_BACKSLASH_ESCAPES, which breaks the driver's escaping of bound values; remove it from the server's sql_mode (DB_HOST)",
-    );
 }

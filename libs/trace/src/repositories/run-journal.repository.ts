@@ -4,6 +4,10 @@ import type { PoolConnection } from 'mysql2';
 import { DataSource } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { AuditCipher } from '../audit/audit-cipher';
+import { databaseConfig, DatabaseConfig } from '../config/database.config';
+import { packetLimitOf } from '../database/connection-pin';
+import { classifyDatabaseError, describeDatabaseError, outcomeUnknown } from '../database/database-errors';
+import { cutText } from '../database/text-bounds';
 import { AUDIT_CIPHER } from './agent-step.repository';
 import { JournalBatch, JournalStore, RunJournal } from './run-journal';
 import type { FinishRun } from './run.repository';
@@ -14,6 +18,21 @@ export interface Statement {
   sql: string;
   params: unknown[];
 }
+
+/**
+ * The most of one audit text (reasoning or assistant text of one model step) the journal stores, in code
+ * points; a longer text is stored cut, with a marker saying so.
+ */
+export const AUDIT_TEXT_MAX_CHARS = 200_000;
+const AUDIT_CUT_MARKER = '\n[cut: the text exceeded the audit limit of 200000 characters]';
+/** What stands for audit text that a write had to leave out to fit the server's max_allowed_packet. */
+export const AUDIT_TEXT_LEFT_OUT =
+  "[not stored: the journal write exceeded the database's max_allowed_packet]";
+/** The run row's conclusion column (TEXT: 65,535 bytes) holds at most this many code points of 4 bytes. */
+const CONCLUSION_MAX_CHARS = 16_000;
+
+const auditText = (text: string | null) =>
+  text === null ? null : cutText(text, AUDIT_TEXT_MAX_CHARS, AUDIT_CUT_MARKER);
 
 /** DATETIME(3) in UTC, as the DataSource (timezone 'Z') writes dates. */
 const utc = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
@@ -35,7 +54,7 @@ export function runUpdate(runId: string, batch: JournalBatch, finish?: FinishRun
     params.push(
       finish.status,
       finish.releaseOutcome,
-      finish.conclusion ?? null,
+      finish.conclusion == null ? null : cutText(finish.conclusion, CONCLUSION_MAX_CHARS, '…'),
       json(finish.publishedResult),
       finish.fallbackReason ?? null,
       finish.errorCode ?? null,
@@ -128,8 +147,8 @@ export function journalInserts(
           step.role,
           audit.contentSource,
           cipher.keyId,
-          cipher.seal(audit.reasoningContent, { ...cell, column: 'reasoning_content' }),
-          cipher.seal(audit.assistantText, { ...cell, column: 'assistant_text' }),
+          cipher.seal(auditText(audit.reasoningContent), { ...cell, column: 'reasoning_content' }),
+          cipher.seal(auditText(audit.assistantText), { ...cell, column: 'assistant_text' }),
         ];
       }),
     });
@@ -189,13 +208,55 @@ export function finishStatements(
   ];
 }
 
+/** The same batch with its audit texts replaced by a marker: what still fits when the full one did not. */
+function withoutAuditText(batch: JournalBatch): JournalBatch {
+  return {
+    ...batch,
+    steps: batch.steps.map(({ step, audit }) => ({
+      step,
+      audit: {
+        ...audit,
+        reasoningContent: audit.reasoningContent === null ? null : AUDIT_TEXT_LEFT_OUT,
+        assistantText: audit.assistantText === null ? null : AUDIT_TEXT_LEFT_OUT,
+      },
+    })),
+  };
+}
+
+/** Only the run row's own changes: the terminal write that must succeed when the rows cannot. */
+function runRowOnly(batch: JournalBatch): JournalBatch {
+  return {
+    events: [],
+    steps: [],
+    invocations: [],
+    intent: batch.intent,
+    budgetExhausted: batch.budgetExhausted,
+  };
+}
+
+const hasRows = (batch: JournalBatch) =>
+  batch.events.length + batch.steps.length + batch.invocations.length > 0;
+
+/** Thrown before sending a packet the server would refuse (and answer by closing the connection). */
+class PacketTooLarge extends Error {
+  override readonly name = 'PacketTooLarge';
+  readonly code = 'ER_NET_PACKET_TOO_LARGE';
+}
+
 /**
  * Writes run journals: each flush, and the terminal write, is one transaction sent as one multi-statement
  * packet of plain parameterised statements (no query builder on this hot path): one round trip instead of
- * one per statement plus BEGIN and COMMIT. When the run had
- * already left RUNNING (closed by the lease reaper), the journal's rows are still written — they record
- * model and tool calls that did happen — but without RUN_FINISHED, and the caller is told the terminal
- * state was not stored.
+ * one per statement plus BEGIN and COMMIT. When the run had already left RUNNING (closed by the lease
+ * reaper), the journal's rows are still written — they record model and tool calls that did happen — but
+ * without RUN_FINISHED, and the caller is told the terminal state was not stored.
+ *
+ * Every write is bounded in time by its run's deadline plus DB_WRITE_GRACE_MS (and each statement's
+ * lock waits by DB_LOCK_WAIT_TIMEOUT_SECONDS, pinned on the connection), so a run ends near its deadline
+ * whatever the database does. A write the server refuses for its size or a value is written again
+ * without the audit texts, then with the run row only, so a run never loses its terminal state to its
+ * own rows; a deadlock or lock-wait victim is written once more (the write is conditional on RUNNING, so
+ * this cannot store two states); and when the outcome of the terminal write is unknown (the connection
+ * broke, or the time limit passed), the row is read back before the caller is told anything.
  */
 @Injectable()
 export class RunJournalRepository implements JournalStore {
@@ -204,59 +265,168 @@ export class RunJournalRepository implements JournalStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {}
 
-  /** A new, empty journal for the run. */
-  open(runId: string): RunJournal {
-    return new RunJournal(runId, this);
+  /** A new, empty journal for the run; its writes are bounded by `deadlineAt` (epoch ms) plus the grace. */
+  open(runId: string, deadlineAt: number | null = null): RunJournal {
+    return new RunJournal(runId, this, deadlineAt);
   }
 
-  async write(runId: string, batch: JournalBatch): Promise<void> {
-    const update = runUpdate(runId, batch);
-    const statements = [...(update ? [update] : []), ...journalInserts(runId, batch, this.cipher)];
-    if (statements.length === 0) return;
-    await this.transaction(statements);
+  async write(runId: string, batch: JournalBatch, deadlineAt: number | null = null): Promise<void> {
+    const statements = (variant: JournalBatch) => {
+      const update = runUpdate(runId, variant);
+      return [...(update ? [update] : []), ...journalInserts(runId, variant, this.cipher)];
+    };
+    if (statements(batch).length === 0) return;
+    await this.withFallbacks(runId, batch, deadlineAt, async (variant) => {
+      const list = statements(variant);
+      if (list.length > 0) await this.transaction(list, this.timeoutMs(deadlineAt));
+    });
   }
 
   lateWriteFailed(runId: string, error: unknown): void {
     this.logger.warn(
-      `rows recorded after the terminal state of run ${runId} could not be written (${error instanceof Error ? error.name : 'unknown error'})`,
+      `rows recorded after the terminal state of run ${runId} could not be written: ${describeDatabaseError(error)}`,
     );
   }
 
-  async finish(runId: string, batch: JournalBatch, finish: FinishRun): Promise<boolean> {
-    const results = await this.transaction(finishStatements(runId, batch, finish, this.cipher));
-    // START TRANSACTION, the statements, COMMIT: the SELECT of the flag is the one before COMMIT.
-    const flag = results.at(-2) as { finished: number | string | null }[];
-    return Number(flag[0]?.finished ?? 0) > 0;
+  async finish(
+    runId: string,
+    batch: JournalBatch,
+    finish: FinishRun,
+    deadlineAt: number | null = null,
+  ): Promise<boolean> {
+    try {
+      return await this.withFallbacks(runId, batch, deadlineAt, async (variant) => {
+        const results = await this.transaction(
+          finishStatements(runId, variant, finish, this.cipher),
+          this.timeoutMs(deadlineAt),
+        );
+        // START TRANSACTION, the statements, COMMIT: the SELECT of the flag is the one before COMMIT.
+        const flag = results.at(-2) as { finished: number | string | null }[];
+        return Number(flag[0]?.finished ?? 0) > 0;
+      });
+    } catch (error) {
+      if (!outcomeUnknown(classifyDatabaseError(error))) throw error;
+      // The commit may have happened: what the client hears must be what MySQL holds.
+      const stored = await this.readBack(runId, finish);
+      this.logger.warn(
+        `the terminal write of run ${runId} got no acknowledgement (${describeDatabaseError(error)}); read back: ${stored ? 'stored' : 'not stored'}`,
+      );
+      if (stored) return true;
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `write` with the batch, then — when the server refused it for its size or a value — without the
+   * audit texts, then with the run row only; a deadlock or lock-wait victim is tried once more as it was.
+   * Each fallback is logged, naming the run and the database error.
+   */
+  private async withFallbacks<T>(
+    runId: string,
+    batch: JournalBatch,
+    deadlineAt: number | null,
+    write: (variant: JournalBatch) => Promise<T>,
+  ): Promise<T> {
+    const variants = [batch, withoutAuditText(batch), runRowOnly(batch)];
+    let retried = false;
+    for (let index = 0; ;) {
+      try {
+        return await write(variants[index]);
+      } catch (error) {
+        const failure = classifyDatabaseError(error);
+        const timeLeft = deadlineAt === null || Date.now() < deadlineAt + this.database.writeGraceMs;
+        if ((failure === 'DEADLOCK' || failure === 'LOCK_WAIT_TIMEOUT') && !retried && timeLeft) {
+          retried = true;
+          this.logger.warn(
+            `a journal write of run ${runId} failed (${describeDatabaseError(error)}); tried once more`,
+          );
+          continue;
+        }
+        const smaller = failure === 'PACKET_TOO_LARGE' || failure === 'VALUE_REFUSED';
+        if (smaller && index < variants.length - 1 && hasRows(variants[index])) {
+          index += 1;
+          this.logger.warn(
+            `a journal write of run ${runId} was refused (${describeDatabaseError(error)}); written again ${index === 1 ? 'without its audit texts' : 'with the run row only, its trace rows left out'}`,
+          );
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Whether the run row holds this terminal state (status and error code), read on a fresh connection. */
+  private async readBack(runId: string, finish: FinishRun): Promise<boolean> {
+    let connection: PoolConnection | undefined;
+    try {
+      connection = (await (this.dataSource.driver as MysqlDriver).obtainMasterConnection()) as PoolConnection;
+      const rows = await new Promise<{ status: string; error_code: string | null }[]>((resolve, reject) =>
+        connection!.query(
+          {
+            sql: 'SELECT status, error_code FROM diagnosis_run WHERE run_id = ?',
+            values: [runId],
+            timeout: this.database.writeGraceMs,
+          },
+          (error, results) =>
+            error ? reject(error) : resolve(results as { status: string; error_code: string | null }[]),
+        ),
+      );
+      connection.release();
+      const [row] = rows;
+      return row?.status === finish.status && (row?.error_code ?? null) === (finish.errorCode ?? null);
+    } catch (error) {
+      connection?.destroy();
+      this.logger.warn(`the run row of run ${runId} could not be read back: ${describeDatabaseError(error)}`);
+      return false;
+    }
+  }
+
+  private timeoutMs(deadlineAt: number | null): number {
+    const remaining = deadlineAt === null ? 0 : Math.max(0, deadlineAt - Date.now());
+    return remaining + this.database.writeGraceMs;
   }
 
   /**
    * The statements between START TRANSACTION and COMMIT in one packet, on a connection of the service
    * pool (the driver's own, without TypeORM's per-query runner and events). MySQL stops at the first
    * failing statement and leaves the transaction open, so a failure rolls back on the same connection
-   * before it goes back to the pool; a connection that cannot roll back is destroyed, never reused.
+   * before it goes back to the pool; a connection that cannot roll back, or whose statement outlived the
+   * time limit (it may still be running), is destroyed, never reused: the server rolls back what it held.
    */
-  private async transaction(statements: Statement[]): Promise<unknown[]> {
+  private async transaction(statements: Statement[], timeoutMs: number): Promise<unknown[]> {
     const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'].join(';\n');
     const params = statements.flatMap((statement) => statement.params);
     const connection = (await (
       this.dataSource.driver as MysqlDriver
     ).obtainMasterConnection()) as PoolConnection;
-    const query = (text: string, values?: unknown[]) =>
+    const limit = packetLimitOf(connection);
+    if (limit !== undefined && exceedsPacket(connection, sql, params, limit)) {
+      connection.release();
+      throw new PacketTooLarge(`the journal packet exceeds max_allowed_packet (${limit} bytes)`);
+    }
+    const query = (text: string, values?: unknown[], timeout?: number) =>
       new Promise<unknown>((resolve, reject) =>
-        connection.query(text, values, (error, results) => (error ? reject(error) : resolve(results))),
+        connection.query({ sql: text, values, timeout }, (error, results) =>
+          error ? reject(error) : resolve(results),
+        ),
       );
     try {
-      const results = (await query(sql, params)) as unknown[];
+      const results = (await query(sql, params, timeoutMs)) as unknown[];
       connection.release();
       return results;
     } catch (error) {
-      await query('ROLLBACK').then(
+      if (outcomeUnknown(classifyDatabaseError(error))) {
+        connection.destroy();
+        throw error;
+      }
+      await query('ROLLBACK', undefined, this.database.writeGraceMs).then(
         () => connection.release(),
         (rollbackError: unknown) => {
           this.logger.warn(
-            `a journal transaction failed and could not be rolled back (${rollbackError instanceof Error ? rollbackError.name : 'unknown error'}); its connection is closed`,
+            `a journal transaction failed and could not be rolled back (${describeDatabaseError(rollbackError)}); its connection is closed`,
           );
           connection.destroy();
         },
@@ -264,4 +434,15 @@ export class RunJournalRepository implements JournalStore {
       throw error;
     }
   }
+}
+
+/**
+ * Whether the formatted packet would exceed the server's limit. Formatting costs a copy of the packet,
+ * so it is done only when the values' raw size could come near the limit (escaping at most doubles it).
+ */
+function exceedsPacket(connection: PoolConnection, sql: string, params: unknown[], limit: number): boolean {
+  let raw = sql.length;
+  for (const value of params) if (typeof value === 'string') raw += Buffer.byteLength(value);
+  if (raw * 2 + 1024 < limit) return false;
+  return Buffer.byteLength(connection.format(sql, params)) + 1024 >= limit;
 }

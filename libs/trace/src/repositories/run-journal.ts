@@ -94,9 +94,10 @@ export interface JournalBatch {
 
 /** Where a journal's batches go: one transaction per write (RunJournalRepository). */
 export interface JournalStore {
-  write(runId: string, batch: JournalBatch): Promise<void>;
+  /** `deadlineAt` (epoch ms, null for none) bounds how long the write may take, with the store's grace. */
+  write(runId: string, batch: JournalBatch, deadlineAt: number | null): Promise<void>;
   /** The batch and the run's terminal state in one transaction; false when the run had already left RUNNING. */
-  finish(runId: string, batch: JournalBatch, finish: FinishRun): Promise<boolean>;
+  finish(runId: string, batch: JournalBatch, finish: FinishRun, deadlineAt: number | null): Promise<boolean>;
   /** A write of rows recorded after the terminal one failed; nobody is waiting for it any more. */
   lateWriteFailed(runId: string, error: unknown): void;
 }
@@ -124,6 +125,8 @@ export class RunJournal {
   constructor(
     readonly runId: string,
     private readonly store: JournalStore,
+    /** The run's deadline (epoch ms): its writes end near it, whatever the database does. */
+    private readonly deadlineAt: number | null = null,
   ) {}
 
   event<P extends TimelinePhase>(phase: P, eventType: TimelineEvent<P>, details?: TraceDetails): void {
@@ -160,7 +163,7 @@ export class RunJournal {
   flush(): Promise<void> {
     return this.serialise(async () => {
       const batch = this.take();
-      if (!isEmpty(batch)) await this.store.write(this.runId, batch);
+      if (!isEmpty(batch)) await this.store.write(this.runId, batch, this.deadlineAt);
     });
   }
 
@@ -174,7 +177,7 @@ export class RunJournal {
   finish(finish: FinishRun): Promise<boolean> {
     if (this.finished) return Promise.reject(new Error('the run journal is already finished'));
     this.finished = true;
-    return this.serialise(() => this.store.finish(this.runId, this.take(), finish));
+    return this.serialise(() => this.store.finish(this.runId, this.take(), finish, this.deadlineAt));
   }
 
   /** After the terminal write, what a call records together (a step and its event) goes out in one write. */

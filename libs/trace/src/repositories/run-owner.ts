@@ -9,10 +9,20 @@ import { Injectable } from '@nestjs/common';
  * runs out of lease and is closed as ABANDONED like a dead replica's run, instead of being renewed for
  * as long as the process lives.
  */
+const MAX_UNCONFIRMED = 10_000;
+
+/** An ending a client heard (or, for CANCELLED, the one it caused) whose write was not confirmed. */
+export interface AnnouncedEnding {
+  status: 'FAILED' | 'CANCELLED';
+  errorCode: string;
+}
+
 @Injectable()
 export class RunOwner {
   readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly executing = new Set<string>();
+  /** Runs whose client was told an ending that MySQL may not hold yet: run id → that ending. */
+  private readonly unconfirmed = new Map<string, AnnouncedEnding>();
 
   adopt(runId: string): void {
     this.executing.add(runId);
@@ -24,5 +34,25 @@ export class RunOwner {
 
   executingRuns(): string[] {
     return [...this.executing];
+  }
+
+  /**
+   * The client was told the run ended so, but its terminal write was not confirmed: the
+   * next heartbeat stores that ending (RetentionService.reconcileUnconfirmed). Bounded: past
+   * MAX_UNCONFIRMED the oldest is given up, and the lease reaper closes it as ABANDONED.
+   */
+  endingNotStored(runId: string, ending: AnnouncedEnding): void {
+    this.unconfirmed.set(runId, ending);
+    if (this.unconfirmed.size > MAX_UNCONFIRMED) {
+      this.unconfirmed.delete(this.unconfirmed.keys().next().value as string);
+    }
+  }
+
+  unconfirmedEndings(): [runId: string, ending: AnnouncedEnding][] {
+    return [...this.unconfirmed];
+  }
+
+  endingStored(runId: string): void {
+    this.unconfirmed.delete(runId);
   }
 }

@@ -1,13 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectEntityManager, InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Not, Raw, Repository } from 'typeorm';
+import { databaseConfig, DatabaseConfig } from '../config/database.config';
 import { traceConfig, TraceConfig } from '../config/trace.config';
 import { ADMISSION_DATA_SOURCE } from '../database/data-source-options';
-import { RunOwner } from './run-owner';
+import { AnnouncedEnding, RunOwner } from './run-owner';
 import { ChatSessionEntity } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
 
 export type DiagnosisRun = DiagnosisRunEntity;
+
+/** An admission statement outlived its limit; `code` classifies it as a timed-out database call. */
+export class AdmissionTimedOut extends Error {
+  override readonly name = 'AdmissionTimedOut';
+  readonly code = 'PROTOCOL_SEQUENCE_TIMEOUT';
+  constructor(limitMs: number) {
+    super(`the admission rows were not written within ${limitMs} ms`);
+  }
+}
 
 /** Everything the run records when it ends; written once, by its RunJournal (a run leaves RUNNING exactly one time). */
 export interface FinishRun {
@@ -54,7 +64,24 @@ export class RunRepository {
     private readonly owner: RunOwner,
     /** The admission pool: what a request waits for before its first event never queues behind trace writes. */
     @InjectEntityManager(ADMISSION_DATA_SOURCE) private readonly admission: EntityManager,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {}
+
+  /**
+   * An admission statement bounded by DB_WRITE_GRACE_MS: a request whose rows cannot be written in time
+   * is answered 503 at once instead of holding a chat slot. A late insert that still lands leaves a run
+   * no replica renews, which the lease reaper closes as ABANDONED.
+   */
+  private admit<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new AdmissionTimedOut(this.database.writeGraceMs)),
+        this.database.writeGraceMs,
+      );
+    });
+    return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+  }
 
   /**
    * Creates the session on first use (owned by the calling key) and the run in RUNNING state, owned by
@@ -62,23 +89,34 @@ export class RunRepository {
    */
   async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
     // One packet, two autocommit statements (MySQL stops at the first that fails). The run's lease is on
-    // the database clock, so replicas with skewed clocks agree on when it ran out.
-    await this.admission.query(
-      `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
+    // the database clock, so replicas with skewed clocks agree on when it ran out; SYSDATE, not NOW:
+    // NOW is the statement's start, so a write that waited for a lock would date its lease too early.
+    await this.admit(
+      this.admission.query(
+        `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
        ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3);
        INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
-       VALUES (?, ?, ?, 'RUNNING', ?, NOW(3) + INTERVAL ? MICROSECOND)`,
-      [
-        sessionId,
-        ownerKeyDigest,
-        runId,
-        sessionId,
-        query,
-        this.owner.id,
-        this.config.runLease.leaseMs * 1000,
-      ],
+       VALUES (?, ?, ?, 'RUNNING', ?, SYSDATE(3) + INTERVAL ? MICROSECOND)`,
+        [
+          sessionId,
+          ownerKeyDigest,
+          runId,
+          sessionId,
+          query,
+          this.owner.id,
+          this.config.runLease.leaseMs * 1000,
+        ],
+      ),
     );
     this.owner.adopt(runId);
+  }
+
+  /**
+   * The run's terminal write failed or went unacknowledged and its client was told `ending`: stored by
+   * the next lease heartbeat, so MySQL ends up holding what the client heard.
+   */
+  endingNotStored(runId: string, ending: AnnouncedEnding): void {
+    this.owner.endingNotStored(runId, ending);
   }
 
   /** This replica no longer executes the run: its lease is no longer renewed (see RunOwner). */
@@ -92,7 +130,7 @@ export class RunRepository {
 
   /** The session if it exists and belongs to the key; a session of another key is as absent as an unknown one. */
   async findOwnedSession(sessionId: string, ownerKeyDigest: string): Promise<ChatSessionEntity | null> {
-    return this.admission.findOneBy(ChatSessionEntity, { sessionId, ownerKeyDigest });
+    return this.admit(this.admission.findOneBy(ChatSessionEntity, { sessionId, ownerKeyDigest }));
   }
 
   /**

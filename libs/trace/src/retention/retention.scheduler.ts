@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
+import { describeDatabaseError } from '../database/database-errors';
 import { describePurge, RetentionService } from './retention.service';
 
 /**
@@ -12,19 +13,26 @@ export class RetentionScheduler implements OnApplicationBootstrap {
 
   constructor(private readonly retention: RetentionService) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.scheduledPurge();
+  private purging = false;
+
+  /** Not awaited: the port opens while a backlog is purged, batch by batch, beside live runs. */
+  onApplicationBootstrap(): void {
+    void this.scheduledPurge();
   }
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'retention-purge' })
   async scheduledPurge(): Promise<void> {
+    if (this.purging) return;
+    this.purging = true;
     try {
       const result = await this.retention.purge();
       if (Object.values(result.deleted).some((count) => count > 0)) {
         this.logger.log(`retention ${describePurge(result)}`);
       }
     } catch (error) {
-      this.logger.warn(`retention purge failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+      this.logger.warn(`retention purge failed: ${describeDatabaseError(error)}`);
+    } finally {
+      this.purging = false;
     }
   }
 }

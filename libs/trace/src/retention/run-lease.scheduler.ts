@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { describeDatabaseError } from '../database/database-errors';
 import { RetentionService } from './retention.service';
 
 /**
- * Every RUN_HEARTBEAT_MS: renew this replica's run leases, then close runs whose owner's lease ran out.
- * Renewing first, in the same tick, means a replica never takes its own runs for dead after a stall.
+ * Every RUN_HEARTBEAT_MS: store the endings this replica announced but could not confirm, renew its run
+ * leases, then close runs whose owner's lease ran out (never this replica's live ones).
  */
 @Injectable()
 export class RunLeaseScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,15 +28,18 @@ export class RunLeaseScheduler implements OnApplicationBootstrap, OnApplicationS
     if (this.beating) return;
     this.beating = true;
     try {
+      const reconciled = await this.retention.reconcileUnconfirmed();
+      if (reconciled > 0)
+        this.logger.warn(
+          `stored the announced ending of ${reconciled} run(s) whose terminal write had failed`,
+        );
       await this.retention.renewOwnLeases();
       const closed = await this.retention.closeExpiredLeases();
       if (closed > 0) this.logger.warn(`closed ${closed} runs of a replica whose lease ran out (ABANDONED)`);
       this.failing = false;
     } catch (error) {
       if (!this.failing) {
-        this.logger.warn(
-          `run lease heartbeat failed: ${error instanceof Error ? error.name : 'unknown error'}`,
-        );
+        this.logger.warn(`run lease heartbeat failed: ${describeDatabaseError(error)}`);
       }
       this.failing = true;
     } finally {

@@ -1,0 +1,117 @@
+import { levelOf } from './levels';
+import type { LogRecord, UnreadableReason } from './log-format';
+import { timestampOf } from './timestamps';
+
+export type JsonObject = Record<string, unknown>;
+
+/** A line as a JSON object, or null (not JSON, or JSON that is not an object). */
+export function jsonObjectOf(line: string): JsonObject | null {
+  const text = line.trim();
+  if (!text.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as JsonObject)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A field by name, or by dotted path (`log.level`) when no top-level key has that exact name. */
+export function fieldOf(record: JsonObject, name: string): unknown {
+  if (name in record) return record[name];
+  let value: unknown = record;
+  for (const part of name.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as JsonObject)[part];
+  }
+  return value;
+}
+
+export const present = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+/** The first of `names` with a present value, with the name it was found under. */
+export function firstField(
+  record: JsonObject,
+  names: readonly string[],
+  usable: (value: unknown) => boolean = present,
+): { name: string; value: unknown } | null {
+  for (const name of names) {
+    const value = fieldOf(record, name);
+    if (usable(value)) return { name, value };
+  }
+  return null;
+}
+
+/** A scalar as text; objects and arrays as JSON (a message that is an object stays readable). */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+/** The first present field of `names`, as text, or null. */
+export function textField(record: JsonObject, names: readonly string[]): string | null {
+  const found = firstField(record, names);
+  return found ? textOf(found.value) : null;
+}
+
+/** The mapped structured values that are present (filter and search keys -> field names tried in order). */
+export function mappedFields(
+  record: JsonObject,
+  map: Record<string, readonly string[]>,
+): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [key, names] of Object.entries(map)) {
+    const value = textField(record, names);
+    if (value !== null && value.length <= 2000) fields[key] = value;
+  }
+  return fields;
+}
+
+/** Field names most JSON loggers use for request/trace ids, HTTP status, path and method, host. */
+export const COMMON_FIELDS: Record<string, readonly string[]> = {
+  status: [
+    'status',
+    'status_code',
+    'statusCode',
+    'http.response.status_code',
+    'res.statusCode',
+    'http_status',
+  ],
+  path: ['path', 'url.path', 'req.url', 'request_path', 'uri', 'url'],
+  method: ['method', 'http.request.method', 'req.method', 'http_method'],
+  request_id: ['request_id', 'requestId', 'reqId', 'req_id', 'http.request.id', 'x_request_id'],
+  trace_id: ['trace_id', 'traceId', 'trace.id', 'transaction.id', 'span.id', 'correlation_id'],
+  host: ['host.name', 'hostname', 'host', 'HOSTNAME'],
+};
+
+export interface JsonMapping {
+  at: { name: string; value: unknown } | null;
+  level: { name: string; value: unknown } | null;
+  service: string | null;
+  message: string | null;
+}
+
+/** A JSON record as a LogRecord from its mapped roles, or the reason it is not one. */
+export function recordOf(
+  mapping: JsonMapping,
+  timeZone: string,
+  fields: Record<string, string>,
+): LogRecord | UnreadableReason {
+  if (!mapping.at) return 'NO_TIMESTAMP';
+  const at = timestampOf(mapping.at.value, timeZone);
+  if (!Number.isFinite(at)) return 'NO_TIMESTAMP';
+  if (mapping.message === null || mapping.message === '') return 'NO_MESSAGE';
+  const level = mapping.level ? levelOf(mapping.level.value) : null;
+  return {
+    at,
+    level: level ?? 'INFO',
+    levelFrom: level ? 'RECORD' : 'DEFAULT',
+    unknownLevel: mapping.level !== null && level === null,
+    service: mapping.service,
+    message: mapping.message,
+    fields,
+  };
+}
