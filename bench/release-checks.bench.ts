@@ -5,8 +5,9 @@ import type { VerifiedSnapshot } from '@app/guards';
 import { reportBench } from './support/bench-results';
 
 /**
- * The deterministic release checks run on every released report: their cost per report (a realistic
- * draft citing logs, rows and a runbook) and per text of the release-check corpus.
+ * The deterministic release checks (docs/release-gate.md) run on every released text: their cost per
+ * report (a realistic draft citing logs, rows and a runbook), per knowledge answer (checked against its
+ * cited documents, titles and headings), per SYSTEM_CHAT reply, and per text of the release-check corpus.
  */
 const corpus = JSON.parse(
   readFileSync(join(process.cwd(), 'test', 'fixtures', 'release-corpus.json'), 'utf8'),
@@ -97,6 +98,20 @@ const timed = (work: () => unknown, rounds: number): number => {
 };
 const released = checkDraftRelease(draft, snapshot).ok;
 const perReportMs = timed(() => checkDraftRelease(draft, snapshot), ROUNDS);
+const documents = [
+  'Pool runbook',
+  'Runbooks > Database > HikariCP',
+  `${prose} kubectl rollout restart deploy/order-service`,
+];
+const answer = [
+  `${corpus.released.slice(0, 6).join(' ')} Restart with kubectl rollout restart deploy/order-service.`,
+  'Only the internal knowledge base was searched.',
+];
+const perKnowledgeMs = timed(() => findReleaseViolations(answer, { documents }), ROUNDS);
+const perSystemMs = timed(
+  () => findReleaseViolations([corpus.released.slice(0, 4).join(' ')], { documents: [] }),
+  ROUNDS,
+);
 const perTextMs =
   timed(() => texts.forEach((text) => findReleaseViolations([text], { documents: [] })), ROUNDS / 20) /
   texts.length;
@@ -106,6 +121,8 @@ reportBench('release_checks_cost', {
   report_released: String(released),
   mean_ms_per_report: perReportMs,
   reports_per_second: 1000 / perReportMs,
+  mean_ms_per_knowledge_answer: perKnowledgeMs,
+  mean_ms_per_system_answer: perSystemMs,
   corpus_texts: texts.length,
   mean_us_per_corpus_text: perTextMs * 1000,
 });

@@ -184,7 +184,8 @@ describe('MCP servers as evidence tools', () => {
       expect.objectContaining({
         source_type: 'OTHER',
         source: 'MCP everything / get-structured-content',
-        scope: 'arguments: {"location":"Chicago"}',
+        // The arguments the model chose, labelled as its query, never as evidence.
+        scope: '模型的查询 / the model’s query: arguments: {"location":"Chicago"}',
         values: expect.objectContaining({
           structured_content: expect.objectContaining({ humidity: expect.any(Number) }),
         }),

@@ -5,6 +5,7 @@ import {
   RunContextFactory,
   ToolFailure,
 } from '@app/harness';
+import { EMPTY_RELEASE_ALLOWLIST } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
 import { z } from 'zod';
@@ -144,6 +145,7 @@ export function chatKit(
     kit.pipeline,
     kit.knowledgeGuard,
     kit.config as HarnessConfig,
+    { allowlist: EMPTY_RELEASE_ALLOWLIST },
   );
   return { ...kit, runs, useCase };
 }

@@ -1,5 +1,5 @@
 import { HarnessConfig, HarnessRetryExecutor, ModelGateway, ToolBoundary, ToolCatalog } from '@app/harness';
-import { EvidenceGuard, KnowledgeGuard, SemanticGuard } from '@app/guards';
+import { EMPTY_RELEASE_ALLOWLIST, EvidenceGuard, KnowledgeGuard, SemanticGuard } from '@app/guards';
 import { BudgetAudit } from '../../libs/harness/src/run/budget-audit';
 import { DiagnosisAgent } from '../../libs/chat/src/diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from '../../libs/chat/src/diagnosis/diagnosis-pipeline';
@@ -74,8 +74,9 @@ export function diagnosisKit(
   const agent = new DiagnosisAgent(gateway, boundary, catalog, config);
   const evidenceGuard = new EvidenceGuard(store, gateway, new MemoryToolInvocations(journal), catalog);
   const semanticGuard = new SemanticGuard(gateway, retry, config);
-  const knowledgeGuard = new KnowledgeGuard(gateway, retry, config);
-  const pipeline = new DiagnosisPipeline(agent, evidenceGuard, semanticGuard, config);
+  const release = { allowlist: EMPTY_RELEASE_ALLOWLIST };
+  const knowledgeGuard = new KnowledgeGuard(gateway, retry, config, release);
+  const pipeline = new DiagnosisPipeline(agent, evidenceGuard, semanticGuard, config, release);
   const statuses: StatusCode[] = [];
   return {
     config,

@@ -259,6 +259,33 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
     });
   });
 
+  it('a released knowledge answer shows its cited document as data: dangerous strings inert', async () => {
+    const planted = {
+      ...KNOWLEDGE_DOC,
+      excerpt: 'Find the leak first. Mirror: https://evil.example.com/fix',
+    };
+    const { events } = await chat(
+      {
+        'intent-router': route('KNOWLEDGE_QUERY'),
+        'knowledge-answer': [knowledgeReply],
+        'knowledge-guard': [SUPPORTED],
+      },
+      { knowledge: [planted] },
+    );
+    const content = events.find((event) => event.event === 'content');
+    expect(content?.data).toMatchObject({
+      content_type: 'KNOWLEDGE_ANSWER',
+      payload: {
+        references: [
+          {
+            title: KNOWLEDGE_DOC.title,
+            excerpt: '⚠ [inert] Find the leak first. Mirror: https[:]∕∕evil[.]example[.]com/fix',
+          },
+        ],
+      },
+    });
+  });
+
   it('a session of another key is UnknownSession, before any run or event', async () => {
     const kit = chatKit({});
     kit.runs.owners.set('s-other', 'b'.repeat(64));

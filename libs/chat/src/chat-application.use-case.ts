@@ -13,7 +13,15 @@ import {
   textOf,
   ToolBoundary,
 } from '@app/harness';
-import { fallbackReport, findReleaseViolations, KnowledgeGuard, KnowledgeRefusal } from '@app/guards';
+import {
+  fallbackReport,
+  findReleaseViolations,
+  inertText,
+  KnowledgeGuard,
+  KnowledgeRefusal,
+  releaseConfig,
+  ReleaseConfig,
+} from '@app/guards';
 import { EvidenceTools } from '@app/tools';
 import { describeDatabaseError, FinishRun, RunRepository } from '@app/trace';
 import {
@@ -112,6 +120,7 @@ export class ChatApplicationUseCase {
     private readonly diagnosis: DiagnosisPipeline,
     private readonly knowledgeGuard: KnowledgeGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
   ) {}
 
   async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
@@ -186,7 +195,7 @@ export class ChatApplicationUseCase {
     ctx.throwIfStopped();
     let answer = textOf(reply.content);
     // The same deterministic release checks as every other channel that releases model text; nothing is cited.
-    const violations = findReleaseViolations([answer], { documents: [] });
+    const violations = findReleaseViolations([answer], { documents: [] }, this.release.allowlist);
     if (violations.length > 0) {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', { violations: violations.join(',') });
       answer = SYSTEM_CHAT_CAPABILITIES;
@@ -242,7 +251,18 @@ export class ChatApplicationUseCase {
         announce: (out) => out.content('FALLBACK', fallback, 'FALLBACK'),
       };
     }
-    const { found: _found, ...payload } = answer;
+    const { found: _found, ...checked } = answer;
+    // The cited documents are shown as data: a dangerous string in a title, heading or excerpt is inert.
+    const payload = {
+      ...checked,
+      references: checked.references.map((doc) => ({
+        ...doc,
+        title: inertText(doc.title),
+        source: inertText(doc.source),
+        breadcrumb: inertText(doc.breadcrumb),
+        excerpt: inertText(doc.excerpt),
+      })),
+    };
     return {
       terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
       announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS'),

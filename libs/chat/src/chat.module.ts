@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { GuardsModule } from '@app/guards';
+import { GuardsModule, releaseConfig } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
 import { toolsConfig, ToolsModule } from '@app/tools';
 import { TraceModule } from '@app/trace';
@@ -17,6 +17,7 @@ import { IntentRouter } from './routing/intent-router';
     ConfigModule.forFeature(chatConfig),
     ConfigModule.forFeature(harnessConfig),
     ConfigModule.forFeature(toolsConfig),
+    ConfigModule.forFeature(releaseConfig),
     HarnessModule,
     ToolsModule,
     GuardsModule,

@@ -12,6 +12,7 @@ import {
   textOf,
 } from '@app/harness';
 import { findReleaseViolations } from './release-checks';
+import { releaseConfig, ReleaseConfig } from './release.config';
 import { parseVerdict } from './semantic-guard';
 
 /** One retrieved document an answer cites, as the reviewer sees it. */
@@ -19,6 +20,9 @@ export interface CitedExcerpt {
   document_id: string;
   title: string;
   excerpt: string;
+  /** The document's headings above the excerpt, and where it came from; released with the answer too. */
+  breadcrumb?: string;
+  source?: string;
 }
 
 /** The user-visible part of a knowledge answer. */
@@ -49,6 +53,7 @@ export class KnowledgeGuard {
     private readonly gateway: ModelGateway,
     private readonly retry: HarnessRetryExecutor,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
   ) {}
 
   async review(
@@ -57,8 +62,18 @@ export class KnowledgeGuard {
     draft: KnowledgeDraft,
     cited: readonly CitedExcerpt[],
   ): Promise<KnowledgeReview> {
-    const documents = cited.flatMap((doc) => [doc.title, doc.excerpt]);
-    const violations = findReleaseViolations([draft.answer, draft.limitations], { documents });
+    // Titles, headings and sources are released with the answer: checked like the excerpts they head.
+    const documents = cited.flatMap((doc) => [
+      doc.title,
+      doc.breadcrumb ?? '',
+      doc.source ?? '',
+      doc.excerpt,
+    ]);
+    const violations = findReleaseViolations(
+      [draft.answer, draft.limitations],
+      { documents },
+      this.release.allowlist,
+    );
     if (violations.length > 0) {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: violations.join(','),

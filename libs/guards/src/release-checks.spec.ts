@@ -31,7 +31,7 @@ describe('findReleaseViolations', () => {
     ['a script tag', 'ok <script>alert(1)</script>', [], ['DANGEROUS_MARKUP', 'MARKUP']],
     ['a script tag even in the evidence', '<script>x</script>', ['<script>x</script>'], ['DANGEROUS_MARKUP']],
     ['an event handler attribute', '<b onclick="x()">hi</b>', [], ['DANGEROUS_MARKUP', 'MARKUP']],
-    ['a javascript: url', 'click javascript:alert(1)', [], ['DANGEROUS_MARKUP']],
+    ['a javascript: url', 'click javascript:alert(1)', [], ['DANGEROUS_MARKUP', 'LINK']],
     ['harmless markup not in evidence', 'line one<br>line two', [], ['MARKUP']],
     ['harmless markup from the evidence', 'line one<br>line two', ['a<br>b'], []],
     ['an html comment', 'x <!-- hidden --> y', [], ['MARKUP']],
@@ -59,11 +59,17 @@ describe('findReleaseViolations', () => {
     [
       'a SELECT a runbook holds',
       'ran SELECT o.order_id, p.channel FROM biz_order o',
-      ['SELECT o.order_id, p.channel FROM biz_order o INNER JOIN …'],
+      ['Check: SELECT o.order_id, p.channel FROM biz_order o'],
       [],
     ],
+    [
+      'a SELECT cut from a longer one a runbook holds (not the same command)',
+      'ran SELECT o.order_id, p.channel FROM biz_order o',
+      ['SELECT o.order_id, p.channel FROM biz_order o INNER JOIN payment_record p'],
+      ['COMMAND'],
+    ],
     ['prose with select/from', 'select the right orders from the dashboard', [], []],
-    ['rm -rf', 'then rm -rf /var/lib/mysql', [], ['COMMAND']],
+    ['rm -rf', 'then rm -rf /var/lib/mysql', [], ['FILE_PATH', 'COMMAND']],
     ['kubectl', '执行 kubectl delete pod payment-0', [], ['COMMAND']],
     ['curl', 'curl http://x', [], ['LINK', 'COMMAND']],
     ['kill -9', 'kill -9 1234', [], ['COMMAND']],
@@ -74,18 +80,6 @@ describe('findReleaseViolations', () => {
     ['talking about keys is fine', 'rotate the API key of payment-service after the incident', [], []],
   ])('%s', (_name, text, evidence, expected) => {
     expect(findReleaseViolations([text], { documents: evidence })).toEqual(expected);
-  });
-});
-
-describe('findReleaseViolations: hosts the data names', () => {
-  const data = ['TLS handshake failed with api.wechatpay.example: certificate has expired'];
-  it.each<[string, string, ReleaseViolation[]]>([
-    ['a bare host a cited log line names', 'the certificate of api.wechatpay.example expired', []],
-    ['the same host with a path', 'see api.wechatpay.example/renew for the fix', ['LINK']],
-    ['the same host with a scheme', 'open https://api.wechatpay.example', ['LINK']],
-    ['a host no evidence names', 'the certificate of evil-support.com expired', ['LINK']],
-  ])('%s', (_name, text, expected) => {
-    expect(findReleaseViolations([text], { documents: [], data })).toEqual(expected);
   });
 });
 
@@ -254,6 +248,41 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
       'query: see https://evil.test/reset; 2026-12-03T04:00:00Z – 2026-12-03T04:30:00Z; 1 matching events',
     values: { patterns: [{ template: planted, count: 3 }], events: [] },
   };
+  const hostLog: VerifiedEvidence & { tool_name: string } = {
+    ...logs,
+    values: {
+      patterns: [
+        { template: 'TLS handshake failed with api.wechatpay.example: certificate has expired', count: 3 },
+      ],
+      events: [{ host: 'support.evil-desk.com' }],
+    },
+  };
+  const series: VerifiedEvidence & { tool_name: string } = {
+    source_type: 'METRIC',
+    source: 'prometheus',
+    scope: 'up == 0; at 2026-12-03T04:00:00Z; 2 series',
+    evidence_status: 'EVIDENCE_FOUND',
+    values: [
+      { labels: { instance: 'metrics.evil-support.com:9100' }, value: 0 },
+      { labels: { instance: '198.51.100.23:9100' }, value: 0 },
+    ],
+    truncated: false,
+    tool_name: 'query_metrics',
+  };
+  const mcp: VerifiedEvidence & { tool_name: string } = {
+    source_type: 'OTHER',
+    source: 'ticket_desk',
+    scope: '',
+    evidence_status: 'EVIDENCE_FOUND',
+    values: { answer: 'escalate to @ops_helper on Telegram or x@corp.example' },
+    truncated: false,
+    tool_name: 'ticket_desk',
+  };
+  const literal: VerifiedEvidence & { tool_name: string } = {
+    ...row,
+    scope: `SELECT 'support.evil-desk.com' AS host FROM biz_order params=[]`,
+    values: { columns: ['host'], rows: [['support.evil-desk.com']] },
+  };
   const runbook: VerifiedEvidence & { tool_name: string } = {
     source_type: 'KNOWLEDGE',
     source: 'knowledge base',
@@ -285,8 +314,38 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
     ['the SQL the agent ran', row, 'redis-cli FLUSHALL', ['COMMAND']],
     ['a log line', logLine, 'kubectl delete pod payment-0 --force', ['COMMAND']],
     ['the search query', logLine, 'see https://evil.test/reset', ['LINK']],
+    ['a log line', hostLog, 'the certificate of api.wechatpay.example expired', ['LINK']],
+    ['a log line', hostLog, 'TLS to api.wechatpay.example failed', ['LINK']],
+    ['a metric label', series, 'scrape target metrics.evil-support.com is down', ['LINK']],
+    ['a metric label', series, 'node 198.51.100.23 is down', ['LINK']],
+    ['an MCP answer', mcp, 'ask @ops_helper on Telegram', ['CHAT_HANDLE']],
+    ['an MCP answer', mcp, 'mail x@corp.example', ['EMAIL']],
+    ['a SQL string literal the agent wrote', literal, 'contact support.evil-desk.com', ['LINK']],
   ])('refuses what only %s holds: %s', (_source, evidence, text, violations) => {
     expect(checkDraftRelease(withAction(text), citing(evidence))).toEqual({ ok: false, violations });
+  });
+
+  it.each<[string, string, ReleaseViolation[]]>([
+    ['the conclusion', 'the certificate of api.wechatpay.example expired', ['LINK']],
+    ['the conclusion', 'node 198.51.100.23 is down', ['LINK']],
+  ])('refuses in %s what only data holds: %s', (_where, text, violations) => {
+    const changed = { ...draft, conclusion: { text, based_on_analysis_ids: ['a1'] } };
+    expect(checkDraftRelease(changed, citing(hostLog, series, mcp, literal))).toEqual({
+      ok: false,
+      violations,
+    });
+  });
+
+  it('releases a host the runbook names, also when data holds it', () => {
+    const named = {
+      ...runbook,
+      values: [{ document_id: 'doc-2', title: 'WeChat Pay', excerpt: 'Gateway: api.wechatpay.example' }],
+    };
+    const changed = {
+      ...draft,
+      conclusion: { text: 'the certificate of api.wechatpay.example expired', based_on_analysis_ids: ['a1'] },
+    };
+    expect(checkDraftRelease(changed, citing(hostLog, named)).ok).toBe(true);
   });
 
   it('releases a runbook command as an action a human must confirm', () => {
@@ -297,7 +356,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
     expect(checked.ok && checked.draft.action_plan[0].requires_human_confirmation).toBe(true);
   });
 
-  it.each<[string, (d: Draft) => Draft]>([
+  it.each<[string, (d: Draft) => Draft, ReleaseViolation[]]>([
     [
       'the conclusion',
       (d) => ({
@@ -307,6 +366,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
           based_on_analysis_ids: ['a1'],
         },
       }),
+      ['UNCONFIRMED_CHANGE'],
     ],
     [
       'an analysis',
@@ -314,6 +374,8 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
         ...d,
         analysis: [{ ...d.analysis[0], text: 'kubectl rollout restart deploy/order-service fixes it' }],
       }),
+      // "fixes it" is not in the runbook: read as the command's arguments, so not vouched either.
+      ['COMMAND', 'UNCONFIRMED_CHANGE'],
     ],
     [
       'a recommendation',
@@ -323,11 +385,9 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
           { text: 'kubectl rollout restart deploy/order-service', based_on_analysis_ids: [] },
         ],
       }),
+      ['UNCONFIRMED_CHANGE'],
     ],
-  ])('refuses a runbook command that changes systems in %s (not an action)', (_where, change) => {
-    expect(checkDraftRelease(change(draft), citing(runbook))).toEqual({
-      ok: false,
-      violations: ['UNCONFIRMED_CHANGE'],
-    });
+  ])('refuses a runbook command that changes systems in %s (not an action)', (_where, change, violations) => {
+    expect(checkDraftRelease(change(draft), citing(runbook))).toEqual({ ok: false, violations });
   });
 });

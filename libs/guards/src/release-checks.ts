@@ -1,40 +1,41 @@
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
-import { normaliseForRelease } from './release-normalise';
+import { allowlistPermits, EMPTY_ALLOWLIST, type ReleaseAllowlist } from './release-allowlist';
+import { commandCorpus, commandSpans, commandVouched, type CommandSpan } from './release-commands';
+import { hiddenControlsIn, normaliseForRelease } from './release-normalise';
+import { sensitiveTokens, type SensitiveKind, type SensitiveToken } from './release-tokens';
 
 /**
- * Deterministic release checks (README "Release checks"): code, no LLM, run on every diagnosis draft and
- * knowledge answer before its isolated semantic check. A model can be talked into repeating anything, so
- * what these find is never rewritten out of the text: the whole draft is refused (fixed fallback).
+ * Deterministic release checks (docs/release-gate.md): code, no LLM, run on every text a run releases
+ * (diagnosis draft, knowledge answer, system chat) before any semantic check. Every text is first given
+ * its canonical reading; then a link, host, IP address, e-mail address, phone number, chat handle, file
+ * path, markup or command in it is released only when that exact token is vouched for by a curated
+ * runbook the run cited or by the operator's allowlist. Logs, rows, metric series, MCP results and the
+ * model's own tool arguments vouch for nothing. What these find is never rewritten out of the text: the
+ * whole answer is refused (fixed fallback).
  */
 export const RELEASE_VIOLATIONS = [
   'DANGEROUS_MARKUP',
   'CREDENTIAL_REQUEST',
+  'HIDDEN_CONTROL',
   'MARKUP',
   'LINK',
   'EMAIL',
   'PHONE',
+  'CHAT_HANDLE',
+  'FILE_PATH',
   'COMMAND',
   'UNCONFIRMED_CHANGE',
 ] as const;
 export type ReleaseViolation = (typeof RELEASE_VIOLATIONS)[number];
 
-interface Rule {
-  violation: ReleaseViolation;
-  pattern: RegExp;
-}
-
 /** Refused in an answer and in the documents it cites: a runbook carrying them is itself poisoned. */
-const ALWAYS_REFUSED: readonly Rule[] = [
-  {
-    violation: 'DANGEROUS_MARKUP',
-    pattern:
-      /<\/?(?:script|iframe|frame|object|embed|style|form|svg|img|link|meta|base|math|template)\b|<[^<>]*\son[a-z]+\s*=|\b(?:javascript|vbscript):|\bdata:text\/html/giu,
-  },
-];
+const DANGEROUS_MARKUP =
+  /<\/?(?:script|iframe|frame|object|embed|style|form|svg|img|link|meta|base|math|template)\b|<[^<>]*\son[a-z]+\s*=|\b(?:javascript|vbscript):|\bdata:text\/html/iu;
+const MARKUP = /<!--|<!\[CDATA\[|<\?xml|<\/?[a-z][a-z0-9-]*(?:\s+[^<>]*)?\/?>/giu;
 
 const CREDENTIAL =
-  /api[\s_-]?key|access[\s_-]?key|secret|password|passwd|passcode|token|credential|private[\s_-]?key|cookie|one[\s-]?time[\s-]?code|\botp\b|验证码|密钥|密码|口令|令牌|凭证|凭据|私钥/iu;
+  /api[\s_-]?key|access[\s_-]?key|secret|password|passwd|passcode|passphrase|\bpin\b|token|credential|private[\s_-]?key|ssh[\s_-]?key|id_rsa|id_ed25519|cookie|session[\s_-]?id|one[\s-]?time[\s-]?(?:code|password)|\botp\b|\b[m2]fa\b|two[\s-]?factor|multi[\s-]?factor|(?:verification|auth(?:entication|enticator)?|security|login|sms|recovery|backup)[\s_-]?codes?|seed[\s-]?phrase|mnemonic|recovery[\s-]?phrase|验证码|动态码|校验码|安全码|短信码|密钥|密码|口令|令牌|凭证|凭据|私钥|助记词/iu;
 const SECOND_PERSON = /\byour?\b|\byou'?re\b|您|你/iu;
 const SOLICIT_WORDS =
   'paste|send|enter|type|share|provide|submit|post|upload|e-?mail|forward|give|tell|reply|input|disclose|dm|message|hand\\s+over';
@@ -48,79 +49,10 @@ const DIRECTIVE = new RegExp(
   'iu',
 );
 
-/** Public top-level domains seen in links, plus the reserved test names; never file extensions such as .sh or .py. */
-const TLDS =
-  'com|net|org|info|biz|io|co|ai|dev|me|tv|cc|us|uk|de|fr|ru|cn|jp|kr|in|br|nl|eu|su|ws|xyz|top|site|online|store|shop|tech|live|link|click|support|help|email|cloud|app|page|win|vip|fun|icu|buzz|tk|ml|ga|cf|gq|pw|ly|gg|to|test|example|invalid';
-const HOST = String.raw`(?<![\w@./-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:${TLDS})(?::\d{1,5})?(?![\w-]|\.[\w-])(?:\/[^\s<>"'\x60)\]，。；、]*)?`;
-const IP = String.raw`(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}`;
-/** An address a reader could be sent to. A private address with a port and no path is ordinary incident data. */
-const IP_ENDPOINT = String.raw`${IP}(?::\d{1,5}\/[^\s<>"'\x60)\]]*|\/[^\s<>"'\x60)\]]+|:\d{1,5}(?![\d.]))`;
-const PRIVATE_ENDPOINT = /^(?:10\.|127\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)[\d.]+:\d{1,5}$/u;
-
-/** Refused unless a cited curated document holds the same text (a runbook may legitimately hold a link or a command). */
-const UNLESS_IN_DOCUMENT: readonly Rule[] = [
-  { violation: 'MARKUP', pattern: /<!--|<!\[CDATA\[|<\?xml|<\/?[a-z][a-z0-9-]*(?:\s+[^<>]*)?\/?>/giu },
-  {
-    violation: 'LINK',
-    pattern: new RegExp(
-      [
-        String.raw`\b(?:https?|ftp|file|sftp|ssh|smb|mailto|tel):\/?\/?[^\s<>"'\x60)\]，。；、]+`,
-        String.raw`\bwww\.[^\s<>"'\x60)\]，。；、]+`,
-        String.raw`\[[^\]\n]{0,200}\]\([^)\s]{1,500}\)`,
-        String.raw`(?<![\w:/])\/\/[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*(?::\d{1,5})?(?:\/[^\s<>"'\x60)\]]*|(?=\.[a-z]))`,
-        String.raw`(?<![\w:/])\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)+`,
-        HOST,
-        IP_ENDPOINT,
-      ].join('|'),
-      'giu',
-    ),
-  },
-  { violation: 'EMAIL', pattern: /[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/giu },
-  {
-    violation: 'PHONE',
-    pattern:
-      /\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,4}|(?<![\w.-])\(?\d{3,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,5}(?![\w-]|\.\d)|(?<![\w-])\d{3,4}-\d{7,8}(?![\w-])|(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)[48]00[\s.-]?\d{3}[\s.-]?\d{4}(?!\d)/gu,
-  },
-  {
-    violation: 'COMMAND',
-    pattern: new RegExp(
-      [
-        // SQL that changes data, schema or grants, and SELECT statements
-        String.raw`\b(?:drop|truncate|alter|create|rename)\s+(?:table|database|schema|index|view|user|procedure|function|trigger)\b(?:\s+if\s+(?:not\s+)?exists)?\s*[\w.\x60"]*`,
-        String.raw`\bdelete\s+from\s+[\w.\x60"]+`,
-        String.raw`\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"]+`,
-        String.raw`\bupdate\s+[\w.\x60"]+\s+set\b`,
-        String.raw`\breplace\s+into\s+[\w.\x60"]+`,
-        String.raw`\b(?:grant|revoke)\s+\w+(?:\s*,\s*\w+)*\s+on\b`,
-        String.raw`\bflush\s+(?:privileges|tables|logs|hosts|status)\b`,
-        String.raw`\bflush(?:all|db)\b`,
-        String.raw`\bselect\s+(?:\*|count\s*\(|[\w.\x60"]+\s*,)[^;\n]{0,300}?\s+from\s+[\w.\x60"]+`,
-        // shell / operator CLIs
-        String.raw`\b(?:sudo\s+\S+|su\s+-|rm\s+-[a-z]+|kill\s+-\w+|killall\s+\S+|pkill\s+\S+|systemctl\s+\w+|kubectl\s+\w+|docker\s+(?:run|exec|rm|rmi|kill|stop|restart|pull|push|compose)\b|helm\s+(?:install|upgrade|uninstall|rollback|delete)\b|curl\s+\S+|wget\s+\S+|redis-cli\b|mysqladmin\b|mysql\s+-\w+|chmod\s+\S+|chown\s+\S+|shutdown\s+-\w+|iptables\s+\S+|ssh\s+(?:-\w+|[\w.-]+@)|scp\s+\S+|nc\s+-\w+|(?:ba)?sh\s+-c|powershell\b|eval\s*\()`,
-        // destructive verbs with long options
-        String.raw`\b(?:rm|rmdir|shred|dd|mkfs(?:\.\w+)?|truncate|kill|chmod|chown|mv|reboot|halt|poweroff|shutdown)\s+--[a-z][\w-]*`,
-        String.raw`\bdd\s+if=\S+|\bmkfs\.\w+`,
-        // interpreters told to run code, and code that runs code
-        String.raw`\b(?:python[23]?(?:\.\d+)?|perl|ruby|node|nodejs|php|bash|sh|zsh|dash|ksh|pwsh|powershell|lua|osascript)(?:\.exe)?\s+(?:-[a-z]+\s+)*-[a-z]*[ce]\b`,
-        String.raw`\bos\.(?:system|popen|exec\w*)\s*\(|\bsubprocess\.\w+|\b__import__\s*\(|\bchild_process\b|\bRuntime\.getRuntime\(\)\.exec`,
-        // shells bound to sockets, piped installers, netcat with a program
-        String.raw`\/dev\/(?:tcp|udp)\/\S*`,
-        String.raw`\b(?:ba|z|k|da)?sh\s+-i\b`,
-        String.raw`\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b`,
-        String.raw`\b(?:nc|ncat|netcat|socat)\b[^\n]{0,120}?(?:\s-[a-z]*e\s+\S+|\bexec:\S+|\s-c\s+\S+)`,
-        String.raw`\bmkfifo\s+\S+`,
-      ].join('|'),
-      'giu',
-    ),
-  },
-];
-
-const COMMAND_RULE = UNLESS_IN_DOCUMENT.find((rule) => rule.violation === 'COMMAND')!;
-const READ_ONLY_SELECT = /^select\b/iu;
-
 const flatten = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 function credentialRequested(text: string): boolean {
+  if (!CREDENTIAL.test(text)) return false;
   return text
     .split(/[.!?。！？\n]+/u)
     .some(
@@ -132,62 +64,128 @@ function credentialRequested(text: string): boolean {
 }
 
 function alwaysRefused(text: string): ReleaseViolation[] {
-  const found = new Set<ReleaseViolation>();
-  for (const rule of ALWAYS_REFUSED) if (new RegExp(rule.pattern).test(text)) found.add(rule.violation);
-  if (credentialRequested(text)) found.add('CREDENTIAL_REQUEST');
-  return [...found];
+  const found: ReleaseViolation[] = [];
+  if (DANGEROUS_MARKUP.test(text)) found.push('DANGEROUS_MARKUP');
+  if (credentialRequested(text)) found.push('CREDENTIAL_REQUEST');
+  return found;
 }
 
 /** What an answer cites, as the release checks need it. */
 export interface CitedEvidence {
   /**
-   * The cited curated knowledge documents (uploaded by a knowledge admin): the only evidence that may
-   * supply a link, address, phone number, markup or command, and always-refused content in one refuses.
-   * Rows, log lines and tool arguments are data about the incident, never instructions to the reader,
-   * so they supply nothing here.
+   * The cited curated knowledge documents (uploaded by a knowledge admin), titles and headings included:
+   * the only evidence that may vouch for a link, address, contact, path, markup or command, and
+   * always-refused content in one refuses. Rows, log lines, metric series, MCP results and tool
+   * arguments are data about the incident, never instructions to the reader: they vouch for nothing.
    */
   documents: readonly string[];
-  /**
-   * The strings of cited rows and log lines. They may only supply a bare host name (no scheme, port or
-   * path): the incident's own hosts are named by the data, and naming one sends the reader nowhere.
-   */
-  data?: readonly string[];
 }
 
-const BARE_HOST = /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/iu;
+const VIOLATION_OF: Record<SensitiveKind, ReleaseViolation> = {
+  LINK: 'LINK',
+  HOST: 'LINK',
+  IP: 'LINK',
+  EMAIL: 'EMAIL',
+  PHONE: 'PHONE',
+  CHAT_HANDLE: 'CHAT_HANDLE',
+  FILE_PATH: 'FILE_PATH',
+};
 
-function matchesOf(rule: Rule, text: string): string[] {
-  return [...text.matchAll(new RegExp(rule.pattern))]
-    .map((match) => flatten(match[0]).replace(/[.,;:!?]+$/u, ''))
-    .filter((item) => item.length > 0 && !(rule.violation === 'LINK' && PRIVATE_ENDPOINT.test(item)));
+const keyOf = (kind: SensitiveKind, value: string) => `${kind} ${value}`;
+
+/** What the cited runbooks vouch for: their exact tokens (a link or address also names its host), markup, commands. */
+export interface Vouched {
+  tokens: ReadonlySet<string>;
+  markup: ReadonlySet<string>;
+  commands: string;
 }
 
-/** The shell/SQL commands in a text (normalised first); read-only SELECTs excluded. */
-export function systemChangingCommandsIn(text: string): string[] {
-  return matchesOf(COMMAND_RULE, normaliseForRelease(text)).filter((item) => !READ_ONLY_SELECT.test(item));
+/** One text as every rule reads it, computed once per check. */
+interface Reading {
+  hidden: boolean;
+  canonical: string;
+  tokens: SensitiveToken[];
+  spans: CommandSpan[];
+}
+type Reader = (text: string) => Reading;
+
+/** A reader that reads each text of one check once (the cache lives as long as the check). */
+function reader(): Reader {
+  const cache = new Map<string, Reading>();
+  return (text) => {
+    let reading = cache.get(text);
+    if (!reading) {
+      const canonical = normaliseForRelease(text);
+      reading = {
+        hidden: hiddenControlsIn(text),
+        canonical,
+        tokens: sensitiveTokens(canonical),
+        spans: commandSpans(text, canonical),
+      };
+      cache.set(text, reading);
+    }
+    return reading;
+  };
+}
+
+export function vouchedBy(documents: readonly string[], read: Reader = reader()): Vouched {
+  const tokens = new Set<string>();
+  const markup = new Set<string>();
+  for (const document of documents) {
+    const { canonical, tokens: found } = read(document);
+    for (const token of found) {
+      tokens.add(keyOf(token.kind, token.value));
+      if ((token.kind === 'LINK' || token.kind === 'EMAIL') && token.host)
+        tokens.add(keyOf(/^[\d.]+$/u.test(token.host) ? 'IP' : 'HOST', token.host));
+    }
+    for (const match of canonical.matchAll(MARKUP)) markup.add(flatten(match[0]));
+  }
+  return { tokens, markup, commands: commandCorpus(documents.map((document) => read(document).spans)) };
+}
+
+function tokenVouched(token: SensitiveToken, vouched: Vouched, allowlist: ReleaseAllowlist): boolean {
+  return vouched.tokens.has(keyOf(token.kind, token.value)) || allowlistPermits(allowlist, token);
+}
+
+/** The shell, SQL and CLI commands of a text that may change something (read-only SELECTs excluded). */
+export function systemChangingCommandsIn(text: string, read: Reader = reader()): string[] {
+  return read(text)
+    .spans.filter((span) => !span.readOnly)
+    .map((span) => span.tokens.slice(span.marker, span.proseFrom).join(' '));
+}
+
+function violationsOf(
+  reading: Reading,
+  vouched: Vouched,
+  allowlist: ReleaseAllowlist,
+  found: Set<ReleaseViolation>,
+): void {
+  if (reading.hidden) found.add('HIDDEN_CONTROL');
+  for (const violation of alwaysRefused(reading.canonical)) found.add(violation);
+  for (const match of reading.canonical.matchAll(MARKUP))
+    if (!vouched.markup.has(flatten(match[0]))) found.add('MARKUP');
+  for (const token of reading.tokens)
+    if (!tokenVouched(token, vouched, allowlist)) found.add(VIOLATION_OF[token.kind]);
+  for (const span of reading.spans) if (!commandVouched(span, vouched.commands)) found.add('COMMAND');
 }
 
 /**
- * What in `texts` (the user-visible parts of an answer) must not be released, given the cited evidence:
- * always-refused content in the answer or a cited document, and links, markup, e-mail addresses, phone
- * numbers and shell/SQL commands that no cited document holds. Every text is normalised first, so a
- * disguise (entities, fullwidth, zero-width, defanging) reads as what it stands for. Empty = releasable.
+ * What in `texts` (the user-visible parts of an answer) must not be released, given the cited runbooks
+ * and the operator's allowlist: always-refused content in the answer or a cited document, hidden
+ * characters, and links, hosts, addresses, contacts, paths, markup and commands nothing vouches for.
+ * Empty = releasable.
  */
-export function findReleaseViolations(texts: readonly string[], evidence: CitedEvidence): ReleaseViolation[] {
+export function findReleaseViolations(
+  texts: readonly string[],
+  evidence: CitedEvidence,
+  allowlist: ReleaseAllowlist = EMPTY_ALLOWLIST,
+  read: Reader = reader(),
+): ReleaseViolation[] {
   const found = new Set<ReleaseViolation>();
-  const answer = texts.map(normaliseForRelease);
-  const documents = evidence.documents.map(normaliseForRelease);
-  const documentText = flatten(documents.join('\n'));
-  const dataText = flatten((evidence.data ?? []).map(normaliseForRelease).join('\n'));
-  const supplied = (rule: Rule, item: string) =>
-    documentText.includes(item) ||
-    (rule.violation === 'LINK' && BARE_HOST.test(item) && dataText.includes(item));
-  for (const text of [...answer, ...documents]) for (const v of alwaysRefused(text)) found.add(v);
-  for (const text of answer) {
-    for (const rule of UNLESS_IN_DOCUMENT) {
-      for (const item of matchesOf(rule, text)) if (!supplied(rule, item)) found.add(rule.violation);
-    }
-  }
+  for (const document of evidence.documents)
+    for (const violation of alwaysRefused(read(document).canonical)) found.add(violation);
+  const vouched = vouchedBy(evidence.documents, read);
+  for (const text of texts) violationsOf(read(text), vouched, allowlist, found);
   return RELEASE_VIOLATIONS.filter((violation) => found.has(violation));
 }
 
@@ -201,16 +199,35 @@ const SIDE_EFFECT = new RegExp(
 );
 
 /** Whether an action changes a system (English or Chinese); such an action always needs a human's go-ahead. */
+
+/** Whether an action changes a system (English or Chinese); such an action always needs a human's go-ahead. */
 export function changesSystems(action: string): boolean {
   return SIDE_EFFECT.test(action);
 }
 
-/** The draft with every system-changing action forced to `requires_human_confirmation: true`. */
-export function enforceHumanConfirmation(draft: Draft): Draft {
+/** Characters prose does not need: an action holding one is read as code. */
+const CODE_PUNCTUATION = /[`$|&<>{}[\]\\=*#~^@]|(?:^|\s)--?[a-z]|\w\(|;\s*\S/iu;
+
+/**
+ * Whether an action is plain prose: no command, link, address, contact or path of any kind and no code
+ * punctuation. Anything else is decided to be a command (when unsure, a human confirms it).
+ */
+export function isPlainProse(text: string, read: Reader = reader()): boolean {
+  const reading = read(text);
+  return (
+    !CODE_PUNCTUATION.test(reading.canonical) &&
+    reading.spans.length === 0 &&
+    reading.tokens.length === 0 &&
+    !reading.hidden
+  );
+}
+
+/** The draft with every action that changes a system or is not plain prose forced to need confirmation. */
+export function enforceHumanConfirmation(draft: Draft, read: Reader = reader()): Draft {
   return {
     ...draft,
     action_plan: draft.action_plan.map((item) =>
-      changesSystems(item.action) || systemChangingCommandsIn(item.action).length > 0
+      changesSystems(item.action) || !isPlainProse(item.action, read)
         ? { ...item, requires_human_confirmation: true }
         : item,
     ),
@@ -238,26 +255,27 @@ function stringsOf(value: unknown, into: string[] = []): string[] {
   return into;
 }
 
-/** Every string of the cited knowledge documents; rows, log lines and scopes (tool arguments) supply nothing. */
+/** Every string of the cited knowledge documents; rows, log lines, series and scopes (tool arguments) vouch for nothing. */
 export function citedEvidenceOf(snapshot: VerifiedSnapshot): CitedEvidence {
-  const cited = [...snapshot.cited.values()];
-  const isDocument = (evidence: (typeof cited)[number]) => evidence.source_type === 'KNOWLEDGE';
-  return {
-    documents: stringsOf(cited.filter(isDocument).map((evidence) => evidence.values)),
-    data: stringsOf(cited.filter((evidence) => !isDocument(evidence)).map((evidence) => evidence.values)),
-  };
+  const documents = [...snapshot.cited.values()].filter((evidence) => evidence.source_type === 'KNOWLEDGE');
+  return { documents: stringsOf(documents.map((evidence) => evidence.values)) };
 }
 
 export type DraftReleaseCheck = { ok: true; draft: Draft } | { ok: false; violations: ReleaseViolation[] };
 
-/** The release checks for a diagnosis draft against the evidence it cites; on success the confirmation-enforced draft. */
-export function checkDraftRelease(draft: Draft, snapshot: VerifiedSnapshot): DraftReleaseCheck {
-  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot));
-  // A system-changing command, even one a runbook holds, is released only as an action a human confirms.
+/** The release checks for a diagnosis draft against the runbooks it cites; on success the confirmation-enforced draft. */
+export function checkDraftRelease(
+  draft: Draft,
+  snapshot: VerifiedSnapshot,
+  allowlist: ReleaseAllowlist = EMPTY_ALLOWLIST,
+): DraftReleaseCheck {
+  const read = reader();
+  const violations = findReleaseViolations(draftTexts(draft), citedEvidenceOf(snapshot), allowlist, read);
+  // A command that may change a system, even one a runbook holds, is released only as an action a human confirms.
   const outsideActions = draftTexts({ ...draft, action_plan: [] });
-  if (outsideActions.some((text) => systemChangingCommandsIn(text).length > 0))
+  if (outsideActions.some((text) => systemChangingCommandsIn(text, read).length > 0))
     violations.push('UNCONFIRMED_CHANGE');
   return violations.length > 0
     ? { ok: false, violations }
-    : { ok: true, draft: enforceHumanConfirmation(draft) };
+    : { ok: true, draft: enforceHumanConfirmation(draft, read) };
 }

@@ -1,8 +1,13 @@
+import unhomoglyph from 'unhomoglyph';
+
 /**
- * Text as the release checks read it: a disguise must not change what a detector sees. Decodes HTML
- * entities, applies NFKC (fullwidth letters, digits and punctuation become ASCII), removes zero-width
- * and bidi controls, undoes defanging (`hxxp`, `[.]`, `(dot)`, `(at)`) and collapses spaced schemes
- * and spaced dangerous tags. Pure; the result is only matched against, never released.
+ * The canonical reading of a text before any release rule (docs/release-gate.md "Canonical reading"):
+ * a disguise must not change what a rule sees. Decodes HTML entities, applies NFKC (fullwidth letters,
+ * digits and punctuation become ASCII), removes zero-width and bidi controls, reads confusable letters
+ * (UTS #39 skeleton, via `unhomoglyph`) as the Latin letter they imitate, reads ideographic full stops
+ * inside a word as dots (as WHATWG IDNA does), undoes defanging (`hxxp`, `[.]`, `(dot)`, `(at)`) and
+ * collapses spaced schemes and spaced dangerous tags. Pure; the result is only matched against, never
+ * released.
  */
 
 const NAMED_ENTITIES: Record<string, string> = {
@@ -31,12 +36,35 @@ const NAMED_ENTITIES: Record<string, string> = {
   comma: ',',
   grave: '`',
   vert: '|',
+  dollar: '$',
+  lcub: '{',
+  rcub: '}',
 };
 
-// Removing lone joiners and variation selectors is the point here, so the class holds them on purpose.
-const INVISIBLE =
-  // eslint-disable-next-line no-misleading-character-class
-  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/gu;
+/**
+ * Characters that change how a text displays, or hide inside it, without being seen: bidi embeddings,
+ * overrides, isolates and marks, zero-width spaces and joiners, soft hyphens, invisible operators,
+ * variation selectors, tag characters and the Hangul fillers. Removing lone joiners and variation
+ * selectors is the point here, so the class holds them on purpose.
+ */
+const HIDDEN_SOURCE = String.raw`[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]`;
+// eslint-disable-next-line no-misleading-character-class
+const HIDDEN = new RegExp(HIDDEN_SOURCE, 'gu');
+// eslint-disable-next-line no-misleading-character-class
+const HAS_HIDDEN = new RegExp(HIDDEN_SOURCE, 'u');
+
+/** Whether a text holds a bidi control or an invisible character (after entity decoding and NFKC). */
+export function hiddenControlsIn(text: string): boolean {
+  return HAS_HIDDEN.test(decodeAll(text).normalize('NFKC'));
+}
+
+/** Every hidden character of a text shown as a visible `⟦U+202E⟧` mark, for display only. */
+export function revealHiddenControls(text: string): string {
+  return text.replace(
+    HIDDEN,
+    (char) => `⟦U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟧`,
+  );
+}
 
 function decodeEntities(text: string): string {
   return text.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,8}));?/giu, (whole, dec, hex, name) => {
@@ -48,19 +76,39 @@ function decodeEntities(text: string): string {
   });
 }
 
+/** Twice: a doubly encoded entity (`&amp;#97;`) is still one character to a browser that decodes twice. */
+const decodeAll = (text: string) => decodeEntities(decodeEntities(text));
+
+const latinReadings = new Map<string, string>();
+/** The ASCII a non-ASCII letter or dot imitates (UTS #39 skeleton), or the character itself. */
+function latinReading(char: string): string {
+  let reading = latinReadings.get(char);
+  if (reading === undefined) {
+    const skeleton = unhomoglyph(char);
+    reading = /^[\x21-\x7e]+$/u.test(skeleton) && /[\p{L}\p{N}.]/u.test(skeleton) ? skeleton : char;
+    latinReadings.set(char, reading);
+  }
+  return reading;
+}
+
+/** Letters of scripts that are no Latin look-alike (CJK, kana, Hangul) are read as written. */
+const CONFUSABLE_CANDIDATE =
+  /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s]/gu;
+
 const spaced = (word: string) => word.split('').join(String.raw`[\s]*`);
 const SPACED_SCHEME = new RegExp(
-  String.raw`\b(${['https', 'http', 'ftp', 'sftp', 'file', 'javascript', 'vbscript', 'data'].map(spaced).join('|')})\s*:(\s*\/\s*\/)?`,
+  String.raw`\b(${['https', 'http', 'ftp', 'sftp', 'file', 'javascript', 'vbscript', 'data'].map(spaced).join('|')})\s*:(\s*\/\s*\/\s*)?`,
   'giu',
 );
 const DANGEROUS_TAGS = 'script|iframe|frame|object|embed|style|form|svg|img|link|meta|base|math|template';
 const SPACED_TAG = new RegExp(String.raw`<\s*(\/?)\s*(${DANGEROUS_TAGS})\b`, 'giu');
+/** WHATWG IDNA reads these as label separators: `evil。com` is `evil.com` to a browser. */
+const IDEOGRAPHIC_DOT =
+  /(?<=[A-Za-z0-9-])[\u3002\uff0e\uff61](?=[\p{L}\p{N}])|(?<=[\p{L}\p{N}])[\u3002\uff0e\uff61](?=[A-Za-z0-9])/gu;
 
 export function normaliseForRelease(text: string): string {
-  let out = text;
-  // Twice: a doubly encoded entity (`&amp;#97;`) is still one character to a browser that decodes twice.
-  for (let i = 0; i < 2; i++) out = decodeEntities(out);
-  out = out.normalize('NFKC').replace(INVISIBLE, '');
+  let out = decodeAll(text).normalize('NFKC').replace(HIDDEN, '');
+  out = out.replace(CONFUSABLE_CANDIDATE, latinReading).replace(IDEOGRAPHIC_DOT, '.');
   out = out
     .replace(/\bh(?:xx|\*\*|tt)p(s?)\b/giu, 'http$1')
     .replace(/\bfxp\b/giu, 'ftp')
@@ -71,4 +119,38 @@ export function normaliseForRelease(text: string): string {
     .replace(SPACED_SCHEME, (match) => match.replace(/\s+/gu, ''))
     .replace(SPACED_TAG, '<$1$2');
   return out;
+}
+
+const printable = (text: string) => /^[\x20-\x7e\t\n]+$/u.test(text) && /[a-z]{2}/iu.test(text);
+
+function decodedBlobs(text: string): string[] {
+  const decoded: string[] = [];
+  for (const match of text.matchAll(/(?<![\w+/])[A-Za-z0-9+/]{10,}={0,2}(?![\w+/=])/gu)) {
+    if (match[0].length < 12 || match[0].length % 4 !== 0 || /^[a-z]+$/iu.test(match[0])) continue;
+    const plain = Buffer.from(match[0], 'base64').toString('latin1');
+    if (printable(plain)) decoded.push(plain);
+  }
+  for (const match of text.matchAll(/(?:\\x[0-9a-f]{2}){3,}|\b0x(?:[0-9a-f]{2}){4,}\b/giu)) {
+    const hex = match[0].replace(/\\x|^0x/giu, '');
+    const plain = Buffer.from(hex, 'hex').toString('latin1');
+    if (printable(plain)) decoded.push(plain);
+  }
+  return decoded;
+}
+
+/**
+ * The canonical reading as a shell or SQL client would read it, for the command rules only: SQL
+ * comments and line continuations removed, quotes and escapes inside words dropped (`r''m`, `"DELETE"`),
+ * `$IFS` read as a space, brace lists expanded to words, and hex or base64 blobs that decode to printable
+ * text appended, so a command hidden in them is seen.
+ */
+export function commandReading(text: string, canonical: string = normaliseForRelease(text)): string {
+  const read = canonical
+    .replace(/\/\*[\s\S]*?\*\//gu, ' ')
+    .replace(/\\\r?\n/gu, '')
+    .replace(/\$\{?IFS\}?(?:\$\d)?/gu, ' ')
+    .replace(/\{([^{}\s]*,[^{}\s]*)\}/gu, (_whole, list: string) => list.split(',').join(' '))
+    .replace(/(?<=\w)(?:''|"")(?=\w)|(?<=\w)\\(?=\w)/gu, '')
+    .replace(/(?<![\w'"])(['"`])([a-z_][\w-]*)\1(?![\w'"])/giu, '$2');
+  return [read, ...decodedBlobs(canonical)].join('\n');
 }

@@ -214,3 +214,39 @@ describe('argumentFreeScope', () => {
     expect(argumentFreeScope(evidence)).not.toMatch(/evil/);
   });
 });
+
+describe('references and sources as data', () => {
+  const planted = {
+    source_type: 'MYSQL' as const,
+    source: 'order_db',
+    scope: "SELECT 'support.evil-desk.com' AS host FROM evil.com params=[]",
+    evidence_status: 'EVIDENCE_FOUND' as const,
+    values: { columns: ['host'], rows: [['support.evil-desk.com'], ['order-123']] },
+    truncated: false,
+    tool_name: 'query_mysql',
+  };
+  const cited: VerifiedSnapshot = { byAnalysis: [], cited: new Map([['call_rows', planted]]) };
+  const limits = { maxFieldChars: 500, maxSourceDocuments: 5 };
+  const withRows: Draft = {
+    ...draft,
+    analysis: [{ analysis_id: 'a1', kind: 'NORMAL', text: 'rows', tool_call_ids: ['call_rows'] }],
+  };
+
+  it('labels the scope as the model’s query and shows dangerous values inert', () => {
+    const { report } = releaseReport('q', withRows, cited, limits);
+    const [reference] = report.references;
+    expect(reference.scope).toMatch(/^模型的查询 \/ the model’s query: ⚠ \[inert\] /u);
+    expect(reference.values).toEqual({
+      columns: ['host'],
+      rows: [['⚠ [inert] support[.]evil-desk[.]com'], ['order-123']],
+    });
+    expect(JSON.stringify(report.references)).not.toMatch(/evil-desk\.com|evil\.com/u);
+  });
+
+  it('shows a fallback source’s tables inert', () => {
+    const fallback = fallbackReport('SEMANTIC_UNSUPPORTED', cited);
+    expect(fallback.verified_sources).toEqual([
+      { source_type: 'MYSQL', source: 'order_db', scope: '⚠ [inert] tables: evil[.]com' },
+    ]);
+  });
+});

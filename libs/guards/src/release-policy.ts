@@ -3,6 +3,7 @@ import type { DiagnosisReport, Fallback, FallbackType, Reference } from '@app/co
 import type { PublishedResult } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
+import { inertText, inertValues, modelQueryScope } from './release-display';
 import { isMockEvidence, VerifiedEvidence } from './verified-evidence';
 
 export type { DiagnosisReport, Fallback, FallbackType, Reference };
@@ -71,7 +72,14 @@ export function releaseReport(
   const ids = [...snapshot.cited.keys()];
   const references: Reference[] = ids.map((id, index) => {
     const { tool_name: _tool, ...evidence } = snapshot.cited.get(id)!;
-    return { reference_id: index + 1, ...evidence };
+    // Evidence is shown as data: its strings inert where dangerous, the scope labelled as the model's query.
+    return {
+      reference_id: index + 1,
+      ...evidence,
+      source: inertText(evidence.source),
+      scope: modelQueryScope(evidence.scope),
+      values: inertValues(evidence.values),
+    };
   });
   const limitations = {
     ...draft.limitations,
@@ -151,8 +159,8 @@ export function fallbackReport(type: FallbackType, snapshot: VerifiedSnapshot | 
   const verified_sources = sources
     .map((evidence) => ({
       source_type: evidence.source_type,
-      source: evidence.source,
-      scope: argumentFreeScope(evidence),
+      source: inertText(evidence.source),
+      scope: inertText(argumentFreeScope(evidence)),
     }))
     .filter((source) => {
       const key = JSON.stringify(source);

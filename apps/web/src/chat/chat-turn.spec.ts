@@ -71,4 +71,17 @@ describe('chat turn', () => {
     const stopped = endTurn(fold([metadata]), { kind: 'stopped' });
     expect(applyChatEvent(stopped, { event: 'done', data: { outcome: 'SUCCESS' } }, 9999)).toBe(stopped);
   });
+  it('shows hidden characters of released content as visible marks', () => {
+    const turn = fold([
+      metadata,
+      {
+        event: 'content',
+        data: { content_type: 'SYSTEM_ANSWER', payload: { answer: 'evil\u202e.com a\u200bb' } },
+      },
+    ]);
+    expect(turn.content).toEqual({
+      content_type: 'SYSTEM_ANSWER',
+      payload: { answer: 'evil⟦U+202E⟧.com a⟦U+200B⟧b' },
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import type { ChatContent, ChatEvent, DoneOutcome, FailureCode, StatusCode } from '@app/contracts';
+import { revealHiddenIn } from '../visible-text';
 
 /**
  * SENDING until the stream opens, STREAMING until `done`; then COMPLETE. STOPPED when the user
@@ -65,7 +66,8 @@ export function applyChatEvent(turn: ChatTurn, event: ChatEvent, now: number): C
         ],
       };
     case 'content':
-      return { ...turn, content: event.data };
+      // Bidi controls and zero-width characters are shown, never allowed to reorder or hide text.
+      return { ...turn, content: revealHiddenIn(event.data) };
     case 'failure':
       return { ...turn, failure: event.data };
     case 'done':

@@ -18,6 +18,8 @@ import {
   fallbackReport,
   FallbackType,
   groundingDetails,
+  releaseConfig,
+  ReleaseConfig,
   releasedDetails,
   releaseReport,
   withEvidenceLimitations,
@@ -98,6 +100,7 @@ export class DiagnosisPipeline {
     private readonly evidenceGuard: EvidenceGuard,
     private readonly semanticGuard: SemanticGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
+    @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
   ) {}
 
   async run(
@@ -158,8 +161,9 @@ export class DiagnosisPipeline {
       });
       return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'DRAFT_EMPTY', null);
     }
-    // Code first: links, markup, contact details and commands the evidence does not hold refuse the draft.
-    const checked = checkDraftRelease(guarded.draft, snapshot);
+    // Code first: links, markup, contacts, paths and commands no cited runbook or operator allowlist
+    // vouches for refuse the draft.
+    const checked = checkDraftRelease(guarded.draft, snapshot, this.release.allowlist);
     if (!checked.ok) {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: checked.violations.join(','),
