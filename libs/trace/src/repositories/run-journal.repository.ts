@@ -278,9 +278,11 @@ export class RunJournalRepository implements JournalStore {
       const update = runUpdate(runId, variant);
       return [...(update ? [update] : []), ...journalInserts(runId, variant, this.cipher)];
     };
-    if (statements(batch).length === 0) return;
+    // Sealing audit text costs CPU: the batch's statements are built once, a fallback's only when needed.
+    const first = statements(batch);
+    if (first.length === 0) return;
     await this.withFallbacks(runId, batch, deadlineAt, async (variant) => {
-      const list = statements(variant);
+      const list = variant === batch ? first : statements(variant);
       if (list.length > 0) await this.transaction(list, this.timeoutMs(deadlineAt));
     });
   }
