@@ -396,12 +396,13 @@ describe('web UI in Chromium', () => {
   });
 
   it('shows the failure message when the run fails', async () => {
+    // The router's provider fails twice with HTTP 500: a transient provider class, named as such.
     stub.load({ roles: { 'intent-router': [{ error: 500 }, { error: 500 }] } });
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'order-123 payment timeout');
     const alert = lastTurn(page).getByRole('alert');
     await alert.waitFor({ timeout: 20_000 });
-    expect(await alert.textContent()).toContain('The request could not be routed');
+    expect(await alert.textContent()).toContain('The language model is unavailable');
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('COMPLETE');
   });
 

@@ -519,7 +519,7 @@ describe('waits the rate-limit headers ask for', () => {
 });
 
 describe('tool calls as local servers and other models send them', () => {
-  const LOG_ARGS = { topic: 'APPLICATION', query: 'order-service HikariPool timeout', lookback_minutes: 30 };
+  const LOG_ARGS = { topic: 'APPLICATION', query: 'order-service HikariPool', lookback_minutes: 30 };
   /** The agent's first turn replaced by `first`; the final draft cites `cite`. */
   const agent = (first: StubReply, cite: string) => {
     const [plan] = agentTurns(draftJson({ cite: [cite] }));
