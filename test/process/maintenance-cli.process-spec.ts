@@ -111,9 +111,15 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
       'ABANDONED',
     ]);
     expect(await ids('SELECT CONCAT(run_id, step_index) FROM agent_reasoning_audit')).toEqual(['done-run2']);
-    for (const table of ['agent_step', 'tool_invocation', 'diagnosis_trace_event']) {
+    for (const table of ['agent_step', 'tool_invocation']) {
       expect(await ids(`SELECT DISTINCT run_id FROM ${table}`)).toEqual(['done-run']);
     }
+    // The closed run gets its RUN_FINISHED, like every run that ends.
+    expect(
+      await ids(
+        "SELECT DISTINCT CONCAT(run_id, ':', IF(event_type = 'RUN_FINISHED', event_type, 'other')) FROM diagnosis_trace_event ORDER BY 1",
+      ),
+    ).toEqual(['done-run:other', 'stuck-run:RUN_FINISHED']);
 
     expect(cli('purge').stdout).toBe(
       'purged rows: agent_reasoning_audit 0, agent_step 0, tool_invocation 0, diagnosis_trace_event 0, ' +
