@@ -34,7 +34,7 @@ export { logsConfigOf } from './config/tools.config';
 export type { LogsConfig } from './config/tools.config';
 export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';
 export type { ConnectFailureCause, DataSourceInspection } from './mysql/data-source-inspection';
-export { DataSourceHealth, dataSourceProblems } from './mysql/data-source-health';
+export { DataSourceHealth, DataSourceHealthModule, dataSourceProblems } from './mysql/data-source-health';
 export type { DataSourceProblem, DataSourceProblemKind, DataSourceState } from './mysql/data-source-health';
 export { refuseServiceDatabase } from './mysql/mysql-tools-config';
 export { QUERY_MYSQL_FAILURE_CODES } from './mysql/query-mysql.codes';

@@ -19,7 +19,6 @@ import { queryLogsConfig } from './logs/query-logs.config';
 import { McpToolsModule } from './mcp/mcp-tools.module';
 import { QueryMetricsModule } from './metrics/query-metrics.module';
 import { MysqlQueryExecutor } from './mysql/mysql-query-executor';
-import { DataSourceHealth } from './mysql/data-source-health';
 import { queryMysqlConfig } from './mysql/query-mysql.config';
 
 const STARTUP_SAMPLE_LINES = 200;
@@ -112,10 +111,9 @@ async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
       },
     },
     MysqlQueryExecutor,
-    DataSourceHealth,
     DocumentsService,
     EvidenceTools,
   ],
-  exports: [EvidenceTools, KnowledgeSearchPort, MysqlQueryExecutor, DataSourceHealth, DocumentsService],
+  exports: [EvidenceTools, KnowledgeSearchPort, MysqlQueryExecutor, DocumentsService],
 })
 export class ToolsModule {}

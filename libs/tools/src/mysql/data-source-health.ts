@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { toolsConfig, ToolsConfig } from '../config/tools.config';
 import { DataSourceInspection, inspectDataSource } from './data-source-inspection';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
@@ -126,3 +134,11 @@ export class DataSourceHealth implements OnApplicationBootstrap, OnApplicationSh
       this.logger.log(`business data source ${source.id} is usable again`);
   }
 }
+
+/** The server's data source checks; a module of its own so the CLIs that load ToolsModule do not start them. */
+@Module({
+  imports: [ConfigModule.forFeature(toolsConfig), ConfigModule.forFeature(queryMysqlConfig)],
+  providers: [DataSourceHealth],
+  exports: [DataSourceHealth],
+})
+export class DataSourceHealthModule {}
