@@ -1,5 +1,8 @@
 import { createConnection } from 'mysql2/promise';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { PublishedResult } from '@app/trace';
 import { ChatSessionEntity } from '../../libs/trace/src/entities/chat-session.entity';
@@ -106,6 +109,56 @@ describe('foundation: boot, migrations, health, config validation', () => {
       expect(body.error.redis.message).toMatch(/^Redis is not reachable/);
     } finally {
       await degraded.close();
+    }
+  });
+
+  it('starts with a business data source down, names it degraded in /health and stays 200', async () => {
+    const allowlist = join(mkdtempSync(join(tmpdir(), 'mysql-tools-')), 'mysql-tools.yaml');
+    writeFileSync(
+      allowlist,
+      `harness:
+  mysql-tools:
+    data-sources:
+      shop_down:
+        url: mysql://127.0.0.1:1/shop
+        username: \${E2E_DOWN_USER}
+        password: \${E2E_DOWN_PASSWORD}
+        default-schema: shop
+        allowed-schemas:
+          shop:
+            tables:
+              orders:
+                columns: [id]
+`,
+    );
+    const app = await startApp({
+      MYSQL_TOOLS_CONFIG: allowlist,
+      E2E_DOWN_USER: 'reader',
+      E2E_DOWN_PASSWORD: 'secret',
+    });
+    type SourceState = { state: string; problems: { kind: string }[] };
+    type Body = {
+      status: string;
+      info: { data_sources: { degraded: string[]; sources: Record<string, SourceState> } };
+    };
+    try {
+      let body: Body | null = null;
+      // The start-up check runs beside start-up; a refused port answers at once, so few polls are needed.
+      for (let poll = 0; poll < 50; poll += 1) {
+        const response = await fetch(`${app.baseUrl}/health`);
+        expect(response.status).toBe(200);
+        body = (await response.json()) as Body;
+        if (body.info.data_sources.sources.shop_down.state !== 'pending') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(body!.status).toBe('ok');
+      expect(body!.info.data_sources.degraded).toEqual(['shop_down']);
+      expect(body!.info.data_sources.sources.shop_down.problems.map((problem) => problem.kind)).toEqual([
+        'UNREACHABLE',
+      ]);
+      expect(JSON.stringify(body)).not.toContain('secret');
+    } finally {
+      await app.close();
     }
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { InvocationStore, RunCancelled, ToolBoundary } from '@app/harness';
-import { EvidenceTools, loadMysqlToolsConfig } from '@app/tools';
+import { DataSourceHealth, EvidenceTools, loadMysqlToolsConfig } from '@app/tools';
 // The adapter itself, not part of the lib's public surface: its connection settings are tested directly.
 import { BUSINESS_SQL_MODE, MysqlQueryExecutor } from '../../libs/tools/src/mysql/mysql-query-executor';
 import { BusinessDatabase, createBusinessDatabase, dropBusinessDatabase } from '../support/business-db';
@@ -20,10 +20,15 @@ const business: BusinessDatabase = {
 
 function allowlist(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'mysql-tools-')), 'mysql-tools.yaml');
-  const source = (id: string, functions?: string, port = TEST_MYSQL.port) => `      ${id}:
+  const source = (
+    id: string,
+    functions?: string,
+    port = TEST_MYSQL.port,
+    password = 'E2E_BUSINESS_PASSWORD',
+  ) => `      ${id}:
         url: mysql://${TEST_MYSQL.host}:${port}/${business.schema}
         username: \${E2E_BUSINESS_USER}
-        password: \${E2E_BUSINESS_PASSWORD}
+        password: \${${password}}
         default-schema: ${business.schema}
 ${functions ? `        allowed-functions: [${functions}]\n` : ''}        allowed-schemas:
           ${business.schema}:
@@ -35,7 +40,7 @@ ${functions ? `        allowed-functions: [${functions}]\n` : ''}        allowed
 `;
   writeFileSync(
     file,
-    `harness:\n  mysql-tools:\n    data-sources:\n${source('order_readonly')}${source('slow_readonly', 'COUNT, SLEEP')}${source('down_readonly', undefined, 1)}`,
+    `harness:\n  mysql-tools:\n    data-sources:\n${source('order_readonly')}${source('slow_readonly', 'COUNT, SLEEP')}${source('down_readonly', undefined, 1)}${source('denied_readonly', undefined, TEST_MYSQL.port, 'E2E_BUSINESS_WRONG_PASSWORD')}`,
   );
   return file;
 }
@@ -49,6 +54,7 @@ describe('query_mysql against a real business database with a read-only account'
     await createBusinessDatabase(TEST_MYSQL, business);
     process.env.E2E_BUSINESS_USER = business.user;
     process.env.E2E_BUSINESS_PASSWORD = business.password;
+    process.env.E2E_BUSINESS_WRONG_PASSWORD = `${business.password}-wrong`;
     fixture = await createHarnessFixture({
       mysqlToolsConfig: allowlist(),
       harnessEnv: {
@@ -158,8 +164,33 @@ describe('query_mysql against a real business database with a read-only account'
     expect(result).toMatchObject({
       evidence_status: 'ERROR',
       error_code: 'DATASOURCE_UNAVAILABLE',
-      message: 'The data source is unavailable.',
+      message: 'The data source is unavailable: unreachable (the server did not answer).',
     });
+  });
+
+  it('says "access denied" when the business database refuses the account', async () => {
+    const { result } = await run('call_denied', {
+      data_source: 'denied_readonly',
+      sql: 'SELECT order_id FROM biz_order',
+      params: [],
+    });
+    expect(result).toMatchObject({
+      evidence_status: 'ERROR',
+      error_code: 'DATASOURCE_UNAVAILABLE',
+      message:
+        'The data source is unavailable: access denied (the server refused the account or its database).',
+    });
+  });
+
+  it('shows each business data source as ok or degraded with the kind of its problem', async () => {
+    const health = fixture.app.get(DataSourceHealth);
+    await health.checkAll();
+    const states = health.snapshot();
+    const kinds = (id: string) => states[id].problems.map((problem) => problem.kind);
+    expect(states.order_readonly.state).toBe('ok');
+    expect(states.down_readonly.state).toBe('degraded');
+    expect(kinds('down_readonly')).toEqual(['UNREACHABLE']);
+    expect(kinds('denied_readonly')).toEqual(['ACCESS_DENIED']);
   });
 
   it('kills a query that runs past the timeout', async () => {

@@ -10,7 +10,7 @@ import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
 import { HarnessModule, RedisThrottlerStorage } from '@app/harness';
-import { ToolsModule } from '@app/tools';
+import { DataSourceHealthModule, ToolsModule } from '@app/tools';
 import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { JsonThrottlerGuard } from './http/json-throttler.guard';
 import { appConfig, AppConfig } from './config/app.config';
@@ -46,6 +46,7 @@ import { WebUiModule } from './web/web-ui.module';
     TraceModule,
     HarnessModule,
     ToolsModule,
+    DataSourceHealthModule,
     GuardsModule,
     ChatModule,
     WebUiModule,

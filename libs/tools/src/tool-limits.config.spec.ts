@@ -33,6 +33,7 @@ describe("the built-in tools' own limit slices", () => {
         maxTotalBytes: 16 * 1024,
         queryTimeoutMs: 5000,
         maxResultBytes: 1024 * 1024,
+        checkIntervalMs: 300_000,
       });
     });
     withEnvForTest({ HARNESS_MYSQL_MAX_ROWS: '20', HARNESS_RAG_MAX_EVIDENCE: '3' }, () => {

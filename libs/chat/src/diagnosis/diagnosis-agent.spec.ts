@@ -2,6 +2,7 @@ import { isToolMessage, ToolMessage } from '@langchain/core/messages';
 import { BudgetExhausted, RunCancelled, RunDeadlineExceeded } from '@app/harness';
 import type { StubReply } from '@test/support/stub-llm/stub-script';
 import { agentTurnsOnFakeLogs, diagnosisKit } from '@test/support/unit-diagnosis';
+import { toolErrorCodeOf } from './diagnosis-agent';
 import { MemoryJournalStore, startUnitRun, UnitRunOptions } from '@test/support/unit-harness';
 
 async function runAgent(
@@ -140,5 +141,21 @@ describe('DiagnosisAgent', () => {
     await expect(
       runAgent([{ content: 'late', delay_ms: 5_000 }], { run: { parentSignal: client.signal } }),
     ).rejects.toBeInstanceOf(RunCancelled);
+  });
+});
+
+describe('toolErrorCodeOf', () => {
+  it.each<[string, string | null]>([
+    [
+      '{"evidence_status":"ERROR","error_code":"DATASOURCE_UNAVAILABLE","message":"x"}',
+      'DATASOURCE_UNAVAILABLE',
+    ],
+    ['{"evidence_status":"OK","rows":[]}', null],
+    ['{"error_code":42}', null],
+    ['null', null],
+    ['not json', null],
+    ['', null],
+  ])('reads %p as %p', (content, code) => {
+    expect(toolErrorCodeOf(content)).toBe(code);
   });
 });

@@ -22,6 +22,17 @@ import { PLANNING_STATUS, planStatus, toolDoneStatus, ToolLookup, toolRunningSta
 /** How stale a tool round's rows may get before the loop writes them rather than waiting for its end. */
 const LIVE_TRACE_MS = 1000;
 
+/** The error_code of a tool result the boundary wrote (JSON), or null for evidence and unreadable text. */
+export function toolErrorCodeOf(content: string): string | null {
+  try {
+    const parsed = JSON.parse(content) as unknown;
+    const code = (parsed as { error_code?: unknown } | null)?.error_code;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The one Diagnosis Agent: LangGraph's prebuilt ReAct loop with the model behind the Harness gateway and
  * the catalog's evidence tools behind the Harness boundary. It sees only the query and the previous turn;
@@ -45,6 +56,7 @@ export class DiagnosisAgent {
     query: string,
     previousTurn: PreviousTurn | null,
     observer: RunObserver,
+    toolErrorCodes?: Set<string>,
   ): Promise<string> {
     const agent = createReactAgent({
       llm: new GatewayChatModel(this.gateway, ctx, 'diagnosis-agent'),
@@ -76,6 +88,10 @@ export class DiagnosisAgent {
         }
         if (update.tools) {
           observer.status('TOOL_DONE', toolDoneStatus(update.tools.messages?.length ?? 0));
+          for (const result of update.tools.messages ?? []) {
+            const code = toolErrorCodeOf(textOf(result.content));
+            if (code) toolErrorCodes?.add(code);
+          }
           // A live trace reader (the web UI polls every 2 s) sees each tool round of a long loop; a
           // round that followed the last write closely waits for the loop's end instead.
           await ctx.journal.flushOlderThan(LIVE_TRACE_MS);

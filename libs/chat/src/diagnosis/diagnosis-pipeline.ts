@@ -30,10 +30,11 @@ import {
 import { PublishedResult } from '@app/trace';
 import type { RunObserver } from '../sse/chat-events';
 import { DiagnosisAgent } from './diagnosis-agent';
+import { fallbackCause, withCauseText } from './fallback-texts';
 import type { PreviousTurn } from './previous-turn';
 
 /** The code of a technical failure in the guard phase: any Harness failure but an unknown error. */
-type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
+export type GuardFailureCode = Exclude<HarnessFailureCode, 'INTERNAL_ERROR'>;
 
 /** Why a diagnosis was not released, stored as the run's fallback_reason: a closed set. */
 export type DiagnosisFallbackReason =
@@ -113,12 +114,14 @@ export class DiagnosisPipeline {
     ctx.journal.event('AGENT', 'AGENT_STARTED', { previous_turn: previousTurn !== null });
     const agentCtx = ctx.withTimeReserve(this.config.agent.guardTimeReserveMs);
     let answer: string;
+    // The error codes of the run's tool results, so a fallback can name an outage the agent ran into.
+    const toolErrorCodes = new Set<string>();
     try {
-      answer = await this.agent.run(agentCtx, query, previousTurn, observer);
+      answer = await this.agent.run(agentCtx, query, previousTurn, observer, toolErrorCodes);
     } catch (error) {
       // A loop that only repeats calls already answered is stopped early, under its own reason.
       if (!(error instanceof AgentLoopStopped)) throw error;
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'AGENT_LOOP_REPEATED', null);
+      return this.fallback(ctx, toolErrorCodes, 'EVIDENCE_VALIDATION_FAILED', 'AGENT_LOOP_REPEATED', null);
     } finally {
       agentCtx.close();
     }
@@ -136,7 +139,7 @@ export class DiagnosisPipeline {
       const code = guardFailureCode(error);
       if (code === null) throw error;
       throwIfCancelled(ctx);
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
+      return this.fallback(ctx, toolErrorCodes, 'EVIDENCE_VALIDATION_FAILED', `REPAIR_${code}`, null);
     }
     if (!guarded.ok) {
       // A store outage (Redis away, or back without this run's records), or an answer that could not be
@@ -148,7 +151,7 @@ export class DiagnosisPipeline {
           : guarded.unreadable
             ? 'DRAFT_UNREADABLE'
             : 'EVIDENCE_VALIDATION_FAILED';
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', reason, null);
+      return this.fallback(ctx, toolErrorCodes, 'EVIDENCE_VALIDATION_FAILED', reason, null);
     }
 
     throwIfCancelled(ctx);
@@ -159,7 +162,7 @@ export class DiagnosisPipeline {
         error_code: 'DRAFT_EMPTY',
         analysis: guarded.draft.analysis.length,
       });
-      return this.fallback(ctx, 'EVIDENCE_VALIDATION_FAILED', 'DRAFT_EMPTY', null);
+      return this.fallback(ctx, toolErrorCodes, 'EVIDENCE_VALIDATION_FAILED', 'DRAFT_EMPTY', null);
     }
     // Code first: links, markup, contacts, paths and commands no cited runbook or operator allowlist
     // vouches for refuse the draft.
@@ -168,14 +171,14 @@ export class DiagnosisPipeline {
       ctx.journal.event('RELEASE', 'RELEASE_CHECK_FAILED', {
         violations: checked.violations.join(','),
       });
-      return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'RELEASE_CHECK_FAILED', snapshot);
+      return this.fallback(ctx, toolErrorCodes, 'SEMANTIC_UNSUPPORTED', 'RELEASE_CHECK_FAILED', snapshot);
     }
     const draft = checked.draft;
     // Then grounding: a claim's error codes, identifiers, quantities and names must be in what it cites.
     const grounding = checkGrounding(draft, snapshot);
     if (!grounding.ok) {
       ctx.journal.event('RELEASE', 'GROUNDING_CHECK_FAILED', groundingDetails(grounding.ungrounded));
-      return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'GROUNDING_CHECK_FAILED', snapshot);
+      return this.fallback(ctx, toolErrorCodes, 'SEMANTIC_UNSUPPORTED', 'GROUNDING_CHECK_FAILED', snapshot);
     }
     observer.status('SEMANTIC_VALIDATING', '正在进行安全校验 / reviewing the report');
     let review: Awaited<ReturnType<SemanticGuard['review']>>;
@@ -185,17 +188,23 @@ export class DiagnosisPipeline {
       const code = guardFailureCode(error);
       if (code === null) throw error;
       throwIfCancelled(ctx);
-      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', `SEMANTIC_${code}`, snapshot);
+      return this.fallback(ctx, toolErrorCodes, 'SEMANTIC_UNAVAILABLE', `SEMANTIC_${code}`, snapshot);
     }
     if (review.kind === 'UNAVAILABLE')
-      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', review.reason, snapshot);
+      return this.fallback(ctx, toolErrorCodes, 'SEMANTIC_UNAVAILABLE', review.reason, snapshot);
     if (review.verdict.verdict === 'UNSUPPORTED')
-      return this.fallback(ctx, 'SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNSUPPORTED', snapshot);
+      return this.fallback(ctx, toolErrorCodes, 'SEMANTIC_UNSUPPORTED', 'SEMANTIC_UNSUPPORTED', snapshot);
 
     // Released only while still inside the deadline: a review that ended late does not publish.
     throwIfCancelled(ctx);
     if (ctx.remainingMs() === 0)
-      return this.fallback(ctx, 'SEMANTIC_UNAVAILABLE', 'SEMANTIC_DEADLINE_EXCEEDED', snapshot);
+      return this.fallback(
+        ctx,
+        toolErrorCodes,
+        'SEMANTIC_UNAVAILABLE',
+        'SEMANTIC_DEADLINE_EXCEEDED',
+        snapshot,
+      );
     observer.status('RELEASING', '正在发布报告 / releasing the report');
     // Cited results that could not read part of their scope: stated by code, never left to the model.
     const released = withEvidenceLimitations(draft, snapshot);
@@ -216,11 +225,14 @@ export class DiagnosisPipeline {
 
   private async fallback(
     ctx: RunContext,
+    toolErrorCodes: ReadonlySet<string>,
     type: FallbackType,
     reason: DiagnosisFallbackReason,
     snapshot: VerifiedSnapshot | null,
   ): Promise<DiagnosisOutcome> {
     ctx.journal.event('RELEASE', 'FALLBACK', { type, reason });
-    return { outcome: 'FALLBACK', fallback: fallbackReport(type, snapshot), fallbackReason: reason };
+    // The user text comes from the cause (an outage is not "missing data"); the type stays the contract's.
+    const fallback = withCauseText(fallbackReport(type, snapshot), fallbackCause(reason, toolErrorCodes));
+    return { outcome: 'FALLBACK', fallback, fallbackReason: reason };
   }
 }

@@ -1,6 +1,9 @@
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { BUSINESS_SQL_MODE, ReportedSession, sessionProblems } from './mysql-query-executor';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
+import { ConnectFailureCause, connectFailureCause } from './connect-failure';
+
+export type { ConnectFailureCause } from './connect-failure';
 
 /** Privileges that read and nothing else; anything else in SHOW GRANTS makes an account not read-only. */
 const READ_ONLY_PRIVILEGES = new Set(['SELECT', 'SHOW VIEW', 'USAGE']);
@@ -96,7 +99,7 @@ export function missingAllowlistEntries(
 }
 
 export type DataSourceInspection =
-  | { reachable: false; reason: string }
+  | { reachable: false; reason: string; cause: ConnectFailureCause }
   | {
       reachable: true;
       grants: GrantReading;
@@ -148,7 +151,8 @@ export async function inspectDataSource(
       charset: 'UTF8MB4_GENERAL_CI',
     });
   } catch (error) {
-    return { reachable: false, reason: connectFailureReason(source, (error as { code?: string }).code) };
+    const code = (error as { code?: string }).code;
+    return { reachable: false, reason: connectFailureReason(source, code), cause: connectFailureCause(code) };
   }
   try {
     // The character sets as the handshake left them, then the sql_mode query_mysql pins, read back.

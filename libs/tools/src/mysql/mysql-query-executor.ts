@@ -14,6 +14,7 @@ import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import type { MysqlRawResponse } from './mysql-result-projector';
 import { queryMysqlConfig, QueryMysqlConfig } from './query-mysql.config';
 import type { QueryMysqlFailureCode } from './query-mysql.codes';
+import { ConnectFailureCause, connectFailureCause } from './connect-failure';
 
 /** MySQL and MariaDB error numbers of an interrupted or timed-out statement. */
 const INTERRUPTED = new Set([1317, 1969, 3024]);
@@ -27,6 +28,13 @@ const UNAVAILABLE_CODES = new Set([
   'ER_ACCESS_DENIED_ERROR',
   'ER_DBACCESS_DENIED_ERROR',
 ]);
+
+/** The cause of DATASOURCE_UNAVAILABLE as the tool result and the trace state it. */
+export const UNAVAILABLE_TEXT: Record<ConnectFailureCause, string> = {
+  ACCESS_DENIED: 'access denied (the server refused the account or its database)',
+  UNREACHABLE: 'unreachable (the server did not answer)',
+  CONNECT_FAILED: 'the connection failed',
+};
 
 /**
  * The sql_mode of every business session. The SQL policy reads statements the default MySQL way; modes
@@ -469,11 +477,18 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
         'The query ran past its time limit and was stopped; narrow it.',
       );
     }
-    if (code && UNAVAILABLE_CODES.has(code))
+    if (code && UNAVAILABLE_CODES.has(code)) {
+      // The code stays one (the retry matrix and the agent key on it); the text names the class, so the
+      // trace and the agent can tell a refused account from a server that is down.
+      const cause = connectFailureCause(code);
+      this.logger.warn(
+        `query_mysql data source ${source.id} is unavailable: ${UNAVAILABLE_TEXT[cause]} (${code})`,
+      );
       return new ToolFailure<QueryMysqlFailureCode>(
         'DATASOURCE_UNAVAILABLE',
-        'The data source is unavailable.',
+        `The data source is unavailable: ${UNAVAILABLE_TEXT[cause]}.`,
       );
+    }
     // The server's message may name columns outside the allowlist: only its code is logged, and the
     // agent gets a fixed text.
     this.logger.warn(

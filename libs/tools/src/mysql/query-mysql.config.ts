@@ -13,6 +13,8 @@ export class QueryMysqlEnv {
   @IsInt() @Min(100) @Max(600_000) HARNESS_MYSQL_QUERY_TIMEOUT_MS: number = 5000;
   /** Raw bytes read from the server per call; past it the statement is killed while the rows stream in. */
   @IsInt() @Min(1 * KB) @Max(64 * MB) HARNESS_MYSQL_MAX_RESULT_BYTES: number = 1 * MB;
+  /** How often the business data sources are re-inspected for /health; 0 checks at start-up only. */
+  @IsInt() @Min(0) @Max(86_400_000) MYSQL_TOOLS_CHECK_INTERVAL_MS: number = 300_000;
 }
 
 export const queryMysqlConfig = registerAs('queryMysql', () => {
@@ -23,6 +25,7 @@ export const queryMysqlConfig = registerAs('queryMysql', () => {
     maxTotalBytes: env.HARNESS_MYSQL_MAX_TOTAL_BYTES,
     queryTimeoutMs: env.HARNESS_MYSQL_QUERY_TIMEOUT_MS,
     maxResultBytes: env.HARNESS_MYSQL_MAX_RESULT_BYTES,
+    checkIntervalMs: env.MYSQL_TOOLS_CHECK_INTERVAL_MS,
   };
 });
 export type QueryMysqlConfig = ConfigType<typeof queryMysqlConfig>;
