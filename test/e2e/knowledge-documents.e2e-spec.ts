@@ -219,6 +219,20 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(readdirSync(documentsDir)).toHaveLength(before);
   });
 
+  it('names the file-count limit when a form carries two files', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['# one'], { type: 'text/markdown' }), 'one.md');
+    form.append('file', new Blob(['# two'], { type: 'text/markdown' }), 'two.md');
+    form.append('title', 't');
+    const before = readdirSync(documentsDir).length;
+    const response = await adminFetch(`${first.baseUrl}/api/upload`, { method: 'POST', body: form });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(
+      "Too many files: at most 1 file per upload, in multipart field 'file' (fixed limit)",
+    );
+    expect(readdirSync(documentsDir)).toHaveLength(before);
+  });
+
   it('answers a re-upload of the same bytes with 409 naming the stored document, and stores nothing', async () => {
     const content = `# Redis failover ${process.pid}-${Date.now()}\nreplica promoted after sentinel quorum`;
     const stored = await upload(
