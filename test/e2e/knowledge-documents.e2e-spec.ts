@@ -277,6 +277,25 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     });
   });
 
+  it('stores one of two concurrent uploads of the same bytes and answers the other 409 naming it', async () => {
+    const content = `# Kafka rebalance ${process.pid}-${Date.now()}\nconsumers stall during a rebalance storm`;
+    const before = readdirSync(documentsDir).length;
+    const answers = await Promise.all(
+      [first.baseUrl, second.baseUrl, first.baseUrl].map((baseUrl) =>
+        upload(baseUrl, '/api/upload', { name: 'rebalance.md', content }),
+      ),
+    );
+    const stored = answers.filter((answer) => answer.status === 201);
+    expect(stored).toHaveLength(1);
+    const id = String(stored[0].body.document_id);
+    for (const answer of answers.filter((item) => item !== stored[0])) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.message).toContain(`already stored as document ${id} ("rebalance")`);
+    }
+    expect(readdirSync(documentsDir)).toHaveLength(before + 1);
+    await adminFetch(`${first.baseUrl}/api/documents/${id}`, { method: 'DELETE' });
+  });
+
   it('lets only a knowledge_admin key upload and delete; a chat key reads only', async () => {
     const form = new FormData();
     form.append('file', new Blob(['# x\nrole check'], { type: 'text/markdown' }), 'role.md');
