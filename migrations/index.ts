@@ -4,6 +4,7 @@ import { SessionOwnerKey1796271937709 } from './1796271937709-SessionOwnerKey';
 import { RunOwnerLease1796276817944 } from './1796276817944-RunOwnerLease';
 import { SessionListSummary1796400000000 } from './1796400000000-SessionListSummary';
 import { KnowledgeIndexVersion1796420000000 } from './1796420000000-KnowledgeIndexVersion';
+import { KnowledgeDocumentContentHash1796440000000 } from './1796440000000-KnowledgeDocumentContentHash';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   RunOwnerLease1796276817944,
   SessionListSummary1796400000000,
   KnowledgeIndexVersion1796420000000,
+  KnowledgeDocumentContentHash1796440000000,
 ];

@@ -195,21 +195,21 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
       { name: 'x.md', content: '# x' },
       { title: 't', category: 'c', fault_source: 'f', a: '1', b: '2' },
       400,
-      'Too many fields',
+      'Too many fields: at most 3 form fields besides the file: title, category, fault_source (fixed limit)',
     ],
     [
       'a field value over 1 KiB',
       { name: 'x.md', content: '# x' },
       { title: 't'.repeat(2000) },
       400,
-      'Field value too long',
+      "Field value too long: a field value is longer than 1024 bytes (fixed limit) (field 'title')",
     ],
     [
       'a file over the size limit',
       { name: 'big.md', content: 'x'.repeat(9000) },
       { title: 't' },
       413,
-      'File too large',
+      'File too large: the file is larger than 8192 bytes (DOCUMENTS_MAX_BYTES)',
     ],
   ])('refuses %s with a clear error', async (_name, file, fields, status, message) => {
     const before = readdirSync(documentsDir).length;
@@ -217,6 +217,83 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(response.status).toBe(status);
     expect(JSON.stringify(response.body)).toContain(message);
     expect(readdirSync(documentsDir)).toHaveLength(before);
+  });
+
+  it('names the file-count limit when a form carries two files', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['# one'], { type: 'text/markdown' }), 'one.md');
+    form.append('file', new Blob(['# two'], { type: 'text/markdown' }), 'two.md');
+    form.append('title', 't');
+    const before = readdirSync(documentsDir).length;
+    const response = await adminFetch(`${first.baseUrl}/api/upload`, { method: 'POST', body: form });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(
+      "Too many files: at most 1 file per upload, in multipart field 'file' (fixed limit)",
+    );
+    expect(readdirSync(documentsDir)).toHaveLength(before);
+  });
+
+  it('answers a re-upload of the same bytes with 409 naming the stored document, and stores nothing', async () => {
+    const content = `# Redis failover ${process.pid}-${Date.now()}\nreplica promoted after sentinel quorum`;
+    const stored = await upload(
+      first.baseUrl,
+      '/api/documents/upload',
+      { name: 'failover.md', content },
+      {
+        title: 'Redis failover',
+      },
+    );
+    expect(stored.status).toBe(201);
+    const id = String(stored.body.document_id);
+    const before = readdirSync(documentsDir).length;
+    for (const [baseUrl, path] of [
+      [first.baseUrl, '/api/documents/upload'],
+      [second.baseUrl, '/api/upload'],
+    ]) {
+      const again = await upload(
+        baseUrl,
+        path,
+        { name: 'renamed.md', content },
+        path === '/api/upload' ? {} : { title: 'Other title' },
+      );
+      expect(again.status).toBe(409);
+      expect(again.body.message).toBe(
+        `this content is already stored as document ${id} ("Redis failover"); delete it first to replace it`,
+      );
+    }
+    expect(readdirSync(documentsDir)).toHaveLength(before);
+    const different = await upload(first.baseUrl, '/api/upload', {
+      name: 'failover.md',
+      content: `${content}.`,
+    });
+    expect(different.status).toBe(201);
+    expect(different.body.document_id).not.toBe(id);
+    for (const document of [id, String(different.body.document_id)])
+      await adminFetch(`${first.baseUrl}/api/documents/${document}`, { method: 'DELETE' });
+    const afterDelete = await upload(first.baseUrl, '/api/upload', { name: 'failover.md', content });
+    expect(afterDelete.status).toBe(201);
+    await adminFetch(`${first.baseUrl}/api/documents/${String(afterDelete.body.document_id)}`, {
+      method: 'DELETE',
+    });
+  });
+
+  it('stores one of two concurrent uploads of the same bytes and answers the other 409 naming it', async () => {
+    const content = `# Kafka rebalance ${process.pid}-${Date.now()}\nconsumers stall during a rebalance storm`;
+    const before = readdirSync(documentsDir).length;
+    const answers = await Promise.all(
+      [first.baseUrl, second.baseUrl, first.baseUrl].map((baseUrl) =>
+        upload(baseUrl, '/api/upload', { name: 'rebalance.md', content }),
+      ),
+    );
+    const stored = answers.filter((answer) => answer.status === 201);
+    expect(stored).toHaveLength(1);
+    const id = String(stored[0].body.document_id);
+    for (const answer of answers.filter((item) => item !== stored[0])) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.message).toContain(`already stored as document ${id} ("rebalance")`);
+    }
+    expect(readdirSync(documentsDir)).toHaveLength(before + 1);
+    await adminFetch(`${first.baseUrl}/api/documents/${id}`, { method: 'DELETE' });
   });
 
   it('lets only a knowledge_admin key upload and delete; a chat key reads only', async () => {
@@ -251,7 +328,9 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
 
   it('keeps a Chinese file name as sent (raw UTF-8 in filename=, as browsers send it) through the list', async () => {
     const name = '支付超时 排查手册-v2.md';
-    const response = await upload(first.baseUrl, '/api/upload', { name, content: '# 支付超时\n先看连接池' });
+    // Distinct bytes: other specs upload this short runbook too, and the same bytes are answered 409.
+    const content = `# 支付超时\n先看连接池 ${process.pid}`;
+    const response = await upload(first.baseUrl, '/api/upload', { name, content });
     expect(response.status).toBe(201);
     expect(response.body.file_name).toBe(name);
     expect(response.body.title).toBe('支付超时 排查手册-v2');

@@ -91,9 +91,12 @@ export async function createBusinessDatabase(
   now = new Date(),
   seedRows = true,
 ): Promise<void> {
-  // It drops and recreates the schema: only ever one of ours.
+  // It drops and recreates the schema: only ever one of ours (docs/demo-and-compose.md).
   if (!db.schema.startsWith('superbiz_'))
-    throw new Error(`refusing to recreate ${db.schema}: demo/test schemas start with superbiz_`);
+    throw new Error(
+      `refusing to drop and recreate ${db.schema}: the demo seeder only recreates schemas named superbiz_* ` +
+        '(a guard against wiping a real database; docs/demo-and-compose.md)',
+    );
   const connection = await createConnection({ ...admin, multipleStatements: false });
   try {
     const schema = connection.escapeId(db.schema);

@@ -5,6 +5,7 @@ import { HarnessModule } from '@app/harness';
 import { KnowledgeRepository, TraceModule } from '@app/trace';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { DocumentsController } from './documents/documents.controller';
+import { documentUploadOptions } from './documents/document-file.interceptor';
 import { DocumentsService } from './documents/documents.service';
 import { EvidenceTools } from './evidence-tools';
 import { EmbeddedKnowledgeSearch } from './knowledge/embedded-knowledge-search';
@@ -62,21 +63,8 @@ async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
     MulterModule.registerAsync({
       imports: [ConfigModule.forFeature(toolsConfig)],
       inject: [toolsConfig.KEY],
-      // Bounds busboy before anything is buffered: one file, the few documented fields, short values.
-      useFactory: (config: ToolsConfig) => ({
-        // Browsers send a non-ASCII file name as raw UTF-8 in `filename="…"`; busboy's default reads
-        // those bytes as latin1, which turned Chinese names into mojibake and then underscores.
-        defParamCharset: 'utf8',
-        limits: {
-          fileSize: config.documents.maxBytes,
-          files: 1,
-          fields: 3,
-          fieldNameSize: 32,
-          fieldSize: 1024,
-          parts: 4,
-          headerPairs: 20,
-        },
-      }),
+      // The same options the upload routes' DocumentFileInterceptor uses (one file, few short fields).
+      useFactory: documentUploadOptions,
     }),
   ],
   controllers: [DocumentsController],

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConflictException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentsService } from '@app/tools';
 import { KnowledgeRepository } from '@app/trace';
@@ -22,10 +23,17 @@ async function main(directory: string | undefined): Promise<void> {
       const title = /^#\s+(.+)$/m.exec(content.toString('utf8'))?.[1]?.trim() ?? name;
       if (await knowledge.findByTitle(title)) continue;
       const documentId = `demo-${name.replace(/\.[^.]+$/, '').replace(/[^A-Za-z0-9_-]/g, '-')}`;
-      await documents.ingest(
-        { originalname: name, buffer: content, size: content.length },
-        { documentId, title, category: 'runbook' },
-      );
+      try {
+        await documents.ingest(
+          { originalname: name, buffer: content, size: content.length },
+          { documentId, title, category: 'runbook' },
+        );
+      } catch (error) {
+        // The same bytes already stored under another title: nothing to seed, and the message names it.
+        if (!(error instanceof ConflictException)) throw error;
+        process.stdout.write(`skipped ${name}: ${error.message}\n`);
+        continue;
+      }
       process.stdout.write(`ingested ${name} as "${title}"\n`);
     }
   } finally {

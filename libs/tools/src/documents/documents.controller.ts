@@ -9,10 +9,10 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
 import {
   ApiBadRequestResponse,
   ApiBody,
+  ApiConflictResponse,
   ApiConsumes,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -23,9 +23,13 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrorDto, RequireApiKey } from '@app/auth';
 import { DocumentContentDto, DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
+import { DocumentFileInterceptor } from './document-file.interceptor';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
 const FILE_SCHEMA = { type: 'string', format: 'binary' };
+const DUPLICATE =
+  'The same bytes (SHA-256) are already stored; the message names that document id and title. ' +
+  'Delete it first to replace it.';
 
 @ApiTags('documents')
 @Controller('api')
@@ -34,7 +38,7 @@ export class DocumentsController {
 
   @Post('documents/upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(DocumentFileInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -51,9 +55,13 @@ export class DocumentsController {
   @ApiCreatedResponse({ type: DocumentDto })
   @ApiBadRequestResponse({
     type: ApiErrorDto,
-    description: 'Not a text runbook, missing title, or form limits',
+    description: 'Not a text runbook, missing title, or a form limit (the message names it)',
   })
-  @ApiPayloadTooLargeResponse({ type: ApiErrorDto, description: 'File over DOCUMENTS_MAX_BYTES' })
+  @ApiPayloadTooLargeResponse({
+    type: ApiErrorDto,
+    description: 'File over DOCUMENTS_MAX_BYTES (the message names the limit)',
+  })
+  @ApiConflictResponse({ type: ApiErrorDto, description: DUPLICATE })
   async upload(
     @UploadedFile() file: UploadedDocument | undefined,
     @Body() body: UploadDocumentDto,
@@ -69,7 +77,7 @@ export class DocumentsController {
 
   @Post('upload')
   @RequireApiKey('knowledge_admin')
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(DocumentFileInterceptor)
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -79,8 +87,15 @@ export class DocumentsController {
     },
   })
   @ApiCreatedResponse({ type: DocumentDto })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a text runbook, or form limits' })
-  @ApiPayloadTooLargeResponse({ type: ApiErrorDto, description: 'File over DOCUMENTS_MAX_BYTES' })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'Not a text runbook, or a form limit (the message names it)',
+  })
+  @ApiPayloadTooLargeResponse({
+    type: ApiErrorDto,
+    description: 'File over DOCUMENTS_MAX_BYTES (the message names the limit)',
+  })
+  @ApiConflictResponse({ type: ApiErrorDto, description: DUPLICATE })
   async simpleUpload(
     @UploadedFile() file: UploadedDocument | undefined,
     @Body() body: SimpleUploadDto,

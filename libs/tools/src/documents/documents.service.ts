@@ -1,11 +1,12 @@
 import {
   BadRequestException,
+  ConflictException,
   Inject,
   Injectable,
   NotFoundException,
   PayloadTooLargeException,
 } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { DOCUMENT_STATUSES, DocumentStatus } from '@app/contracts';
@@ -65,6 +66,9 @@ export class DocumentsService {
 
     const documentId = metadata.documentId ?? `doc-${randomUUID()}`;
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(documentId)) throw new BadRequestException('invalid document id');
+    const contentSha256 = createHash('sha256').update(file.buffer).digest('hex');
+    const existing = await this.knowledge.findByContentHash(contentSha256);
+    if (existing) throw duplicate(existing);
     const storedPath = join(this.directory, `${documentId}${extension}`);
     await mkdir(this.directory, { recursive: true });
     await writeFile(storedPath, file.buffer, { flag: 'wx' });
@@ -80,6 +84,7 @@ export class DocumentsService {
           storedPath,
           contentType,
           sizeBytes: file.size,
+          contentSha256,
           // py-rag ingests on its own side; until then the document is stored but not searchable there.
           status: this.search.backend === 'embedded' ? 'INDEXED' : 'PENDING',
         },
@@ -91,7 +96,9 @@ export class DocumentsService {
       );
     } catch (error) {
       await rm(storedPath, { force: true });
-      throw error;
+      // The unique index decides a race between two uploads of the same bytes: the loser gets the same 409.
+      const winner = isDuplicateKey(error) ? await this.knowledge.findByContentHash(contentSha256) : null;
+      throw winner ? duplicate(winner) : error;
     }
     await this.search.refresh();
     return document;
@@ -126,6 +133,18 @@ export class DocumentsService {
       await rm(document.storedPath, { force: true });
     await this.search.refresh();
   }
+}
+
+/** 409 naming the stored document, so the uploader can open or delete it instead. */
+function duplicate(existing: KnowledgeDocument): ConflictException {
+  return new ConflictException(
+    `this content is already stored as document ${existing.documentId} ("${existing.title}"); delete it first to replace it`,
+  );
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  const driverError = (error as { driverError?: { code?: unknown } } | null)?.driverError;
+  return driverError?.code === 'ER_DUP_ENTRY';
 }
 
 function notFound(documentId: string): never {

@@ -6,6 +6,7 @@ import { MILLIS, NOW_MILLIS } from './columns';
 @Entity({ name: 'knowledge_document' })
 @Index('idx_knowledge_document_status', ['status'])
 @Index('idx_knowledge_document_fault_source', ['faultSource'])
+@Index('idx_knowledge_document_content_sha256', ['contentSha256'], { unique: true })
 export class KnowledgeDocumentEntity {
   @PrimaryColumn({ name: 'document_id', type: 'varchar', length: 64 })
   documentId!: string;
@@ -30,6 +31,17 @@ export class KnowledgeDocumentEntity {
 
   @Column({ name: 'size_bytes', type: 'int', unsigned: true })
   sizeBytes!: number;
+
+  /** SHA-256 (hex) of the uploaded bytes; NULL for documents stored before it was recorded. */
+  @Column({
+    name: 'content_sha256',
+    type: 'char',
+    length: 64,
+    nullable: true,
+    charset: 'ascii',
+    collation: 'ascii_bin',
+  })
+  contentSha256!: string | null;
 
   @Column({ name: 'status', type: 'varchar', length: 16 })
   status!: DocumentStatus;

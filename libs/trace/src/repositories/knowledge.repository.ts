@@ -62,6 +62,10 @@ export class KnowledgeRepository {
     return this.documents.find({ where: { faultSource }, order: { createdAt: 'DESC' } });
   }
 
+  findByContentHash(contentSha256: string): Promise<KnowledgeDocument | null> {
+    return this.documents.findOneBy({ contentSha256 });
+  }
+
   findByTitle(title: string): Promise<KnowledgeDocument | null> {
     return this.documents.findOneBy({ title });
   }
