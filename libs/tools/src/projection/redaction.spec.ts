@@ -17,6 +17,10 @@ describe('redactText', () => {
     ['card=4111-1111-1111-1111;', 'card=[REDACTED_NUMBER];'],
     ['pan 5500005555555559 refused', 'pan [REDACTED_NUMBER] refused'],
     ['phone +86 13812345678', 'phone [REDACTED_PHONE]'],
+    ['phone 138-1234-5678 called', 'phone [REDACTED_PHONE] called'],
+    ['phone 138 1234 5678', 'phone [REDACTED_PHONE]'],
+    ['card 4111.1111.1111.1111 declined', 'card [REDACTED_NUMBER] declined'],
+    ['amex 3782-822463-10005', 'amex [REDACTED_NUMBER]'],
   ])('redacts %s', (input, output) => {
     expect(redactText(input)).toBe(output);
   });
@@ -33,6 +37,8 @@ describe('redactText', () => {
     'batch 2026120500421712 done', // 16 digits, not Luhn-valid
     'id 110105194912310021', // 18 digits with a wrong check character
     'request req_13812345678 failed',
+    'build 1.3812345678.5 released', // dotted version numbers are not phones
+    'span 20.26.12.05.00.42.17 ok', // not Luhn-valid
   ])('keeps ordinary operational text: %s', (line) => {
     expect(redactText(line)).toBe(line);
   });

@@ -108,14 +108,15 @@ const PATTERNS: [RegExp, string][] = [
 /**
  * Numbers redacted by what they are, not by their shape: a stand-alone run of digits (not part of an
  * identifier such as `ORD-20261205-004217`, nor next to letters) that is a resident identity number with a
- * valid check character, a mainland mobile number, or a card number whose Luhn checksum holds.
+ * valid check character, a mainland mobile number, or a card number whose Luhn checksum holds, whatever
+ * separators (spaces, dashes, dots) it is written with.
  */
 const NUMBERS: [RegExp, (match: string) => string][] = [
   [/(?<![\w-])\d{17}[\dXx](?![\w-])/g, (id) => (residentIdValid(id) ? '[REDACTED_ID]' : id)],
-  [/(?<![\w+-])(\+?\d{1,3}[ -]?)?1[3-9]\d{9}(?![\w-])/g, () => '[REDACTED_PHONE]'],
+  [/(?<![\w+.-])(\+?\d{1,3}[ -]?)?1[3-9]\d(?:[ -]?\d){8}(?![\w-])/g, () => '[REDACTED_PHONE]'],
   [
-    /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])/g,
-    (number) => (luhnValid(number.replace(/[ -]/g, '')) ? '[REDACTED_NUMBER]' : number),
+    /(?<![\w.-])\d(?:[ .-]?\d){12,18}(?![\w-])/g,
+    (number) => (luhnValid(number.replace(/[ .-]/g, '')) ? '[REDACTED_NUMBER]' : number),
   ],
 ];
 
