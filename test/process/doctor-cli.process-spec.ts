@@ -89,6 +89,7 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
         '            tables:',
         '              shop_order:',
         '                columns: [order_ref, state, placed_at]',
+        '                hidden-columns: [state]',
       ].join('\n'),
     );
     mkdirSync(logsDir);
@@ -203,6 +204,9 @@ describe('npm run doctor (built CLI) against real MariaDB, Redis and the stub LL
     );
     expect(lineOf(run, 'data source shop')).toMatch(
       /^OK {3}data source shop: .*: reachable, SELECT only, all 1 allowlisted table\(s\) and their columns found$/,
+    );
+    expect(run.stdout).toContain(
+      `OK   data source shop: values hidden from the agent by hidden-columns: ${businessDb}.shop_order.state\n`,
     );
     expect(lineOf(run, 'logs')).toMatch(
       /^OK {3}logs: application\.jsonl: json, topic APPLICATION \(rule\), services unknown, 2026-12-03T13:27:07\.624Z \.\. 2026-12-03T13:27:08\.001Z \(zone-less times read as UTC\), 2 records from 2 lines, unreadable 0 \(0%\)$/,

@@ -7,6 +7,7 @@ import {
   groundingDetails,
   GroundingTokenKind,
   specificTokens,
+  traceableToken,
   ungroundedTokens,
 } from './grounding-check';
 import type { VerifiedEvidence } from './verified-evidence';
@@ -226,7 +227,30 @@ describe('checkGrounding', () => {
       ungrounded_claims: 2,
       ungrounded_tokens: 8,
       kinds: 'ERROR_CODE,IDENTIFIER,NAME',
+      ungrounded:
+        'analysis a1@0 IDENTIFIER order-service; analysis a1@33 ERROR_CODE ERROR 2003; ' +
+        'analysis a1@45 ERROR_CODE HY000; analysis a1@70 NAME MySQL; analysis a1@86 IDENTIFIER mysql-orders; ' +
+        'conclusion@28 IDENTIFIER order-service; conclusion@60 NAME MySQL; conclusion@67 ERROR_CODE ERROR 2003',
     });
+  });
+
+  it.each([
+    ['a short identifier, as written', 'order-7021', 'order-7021'],
+    ['an order number, by shape only', 'ORD-20261205-004217', 'AAA-99999999-999999'],
+    ['a key-like token, by shape only', 'sk-live-4f9A2b7C1d', 'aa-aaaa-9a9A9a9A9a'],
+    ['a product name, as written', 'HikariCP', 'HikariCP'],
+  ])('traces %s', (_case, text, traced) => {
+    const [token] = specificTokens(`seen ${text} here`);
+    expect(token.text).toBe(text);
+    expect(traceableToken(token)).toBe(traced);
+  });
+
+  it('names at most ten tokens in the trace and counts the rest', () => {
+    const text = Array.from({ length: 13 }, (_, i) => `svc-${i}`).join(' ');
+    const details = groundingDetails([{ claim: 'conclusion', tokens: specificTokens(text) }]);
+    expect(details.ungrounded_tokens).toBe(13);
+    expect(String(details.ungrounded).split('; ')).toHaveLength(11);
+    expect(details.ungrounded).toMatch(/^conclusion@0 IDENTIFIER svc-0; .*; \+3 more$/);
   });
 
   it('checks the conclusion against all evidence the draft cites', () => {

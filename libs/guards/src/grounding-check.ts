@@ -18,6 +18,8 @@ export interface SpecificToken {
   kind: GroundingTokenKind;
   /** The token as written in the claim. */
   text: string;
+  /** Where it starts in the claim (UTF-16 offset), for the trace. */
+  index: number;
   /** Text tokens: what must occur in the evidence (lower case). */
   needle?: string;
   /** Product names: grounded when the evidence holds a word starting with any of these. */
@@ -143,28 +145,29 @@ function push(tokens: SpecificToken[], seen: Set<string>, token: SpecificToken):
 export function specificTokens(text: string): SpecificToken[] {
   const tokens: SpecificToken[] = [];
   const seen = new Set<string>();
-  const textToken = (kind: GroundingTokenKind, match: string) =>
-    push(tokens, seen, { kind, text: match, needle: match.toLowerCase() });
-  const numberToken = (kind: GroundingTokenKind, match: string, numbers: number[][]) =>
-    push(tokens, seen, { kind, text: match, numbers });
+  const textToken = (kind: GroundingTokenKind, match: RegExpMatchArray) =>
+    push(tokens, seen, { kind, text: match[0], index: match.index ?? 0, needle: match[0].toLowerCase() });
+  const numberToken = (kind: GroundingTokenKind, match: RegExpMatchArray, numbers: number[][]) =>
+    push(tokens, seen, { kind, text: match[0], index: match.index ?? 0, numbers });
 
   for (const match of text.matchAll(new RegExp(String.raw`\b(?:${ERRNO})\b`, 'gu')))
-    textToken('ERROR_CODE', match[0]);
+    textToken('ERROR_CODE', match);
   for (const match of text.matchAll(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b/gu))
-    textToken('ERROR_CODE', match[0]);
-  for (const match of text.matchAll(/\bHY\d{3}\b/gu)) textToken('ERROR_CODE', match[0]);
+    textToken('ERROR_CODE', match);
+  for (const match of text.matchAll(/\bHY\d{3}\b/gu)) textToken('ERROR_CODE', match);
   for (const match of text.matchAll(/\b(?:error|errno|err|code|错误码?)\s*[:#=]?\s*(\d{1,5})(?![\w.])/giu))
-    numberToken('ERROR_CODE', match[0], [[Number(match[1])]]);
+    numberToken('ERROR_CODE', match, [[Number(match[1])]]);
   for (const match of text.matchAll(/(?<![\w.\-:/])(?:HTTP\s*)?([45]\d{2})(?![\w.%-])/giu)) {
     const after = text.slice((match.index ?? 0) + match[0].length);
     if (new RegExp(String.raw`^\s*(?:${UNIT_PATTERN})(?![A-Za-z0-9])`, 'u').test(after)) continue;
-    numberToken('ERROR_CODE', match[0], [[Number(match[1])]]);
+    numberToken('ERROR_CODE', match, [[Number(match[1])]]);
   }
 
   for (const match of text.matchAll(new RegExp(String.raw`\b(?:${PRODUCTS})\b`, 'giu')))
     push(tokens, seen, {
       kind: 'NAME',
       text: match[0],
+      index: match.index ?? 0,
       needle: match[0].toLowerCase(),
       stems: PRODUCT_FAMILIES.find((family) => family.includes(match[0].toLowerCase())) ?? [
         match[0].toLowerCase(),
@@ -174,21 +177,22 @@ export function specificTokens(text: string): SpecificToken[] {
     push(tokens, seen, {
       kind: 'IDENTIFIER',
       text: match[0],
+      index: match.index ?? 0,
       needle: match[0].toLowerCase().replace(/^v/u, ''),
     });
   for (const match of text.matchAll(/\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b/gu)) {
     const segments = match[0].toLowerCase().split('-');
     if (/\d/u.test(match[0]) || segments.some((segment) => INFRA_SEGMENTS.has(segment)))
-      textToken('IDENTIFIER', match[0]);
+      textToken('IDENTIFIER', match);
   }
   for (const match of text.matchAll(/\b[A-Za-z_][\w-]*[A-Za-z0-9](?:\.[A-Za-z_][\w-]*[A-Za-z0-9])+\b/gu))
-    textToken('IDENTIFIER', match[0]);
-  for (const match of text.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/gu)) textToken('IDENTIFIER', match[0]);
+    textToken('IDENTIFIER', match);
+  for (const match of text.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/gu)) textToken('IDENTIFIER', match);
   for (const match of text.matchAll(/\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b/gu))
-    textToken('IDENTIFIER', match[0]);
+    textToken('IDENTIFIER', match);
 
   for (const match of text.matchAll(/\bport\s+(\d{2,5})\b/giu))
-    numberToken('QUANTITY', match[0], [[Number(match[1])]]);
+    numberToken('QUANTITY', match, [[Number(match[1])]]);
   for (const match of text.matchAll(QUANTITY)) {
     const before = text.slice(Math.max(0, (match.index ?? 0) - 16), match.index ?? 0);
     if (WINDOW_BEFORE.test(before)) continue;
@@ -197,7 +201,7 @@ export function specificTokens(text: string): SpecificToken[] {
     const numbers = [match[1], match[2]]
       .filter((value): value is string => value !== undefined)
       .map((value) => equivalents(Number(value), unit));
-    numberToken('QUANTITY', match[0], numbers);
+    numberToken('QUANTITY', match, numbers);
   }
   return tokens;
 }
@@ -290,12 +294,43 @@ export function checkGrounding(draft: Draft, snapshot: VerifiedSnapshot): Ground
   return ungrounded.length > 0 ? { ok: false, ungrounded } : { ok: true };
 }
 
-/** Bounded timeline details of a refusal: how many claims and which kinds of token, never the draft's text. */
+/** Tokens named one by one in the trace; the rest are counted. */
+const TRACED_TOKENS = 10;
+
+/**
+ * A token as the trace may show it. Personal data and secrets live in digits (order, phone, card and
+ * account numbers, keys), so a token with more than four digits, or a long one, is shown only by its
+ * shape (`ORD-20261205-004217` → `AAA-99999999-999999`); product names, codes and short identifiers as
+ * written. Known-safe by construction rather than by recognising what is sensitive.
+ */
+export function traceableToken(token: SpecificToken): string {
+  const digits = token.text.replace(/\D/gu, '').length;
+  if (token.kind === 'NAME' || (digits <= 4 && token.text.length <= 48)) return token.text;
+  return token.text
+    .slice(0, 48)
+    .replace(/\p{Lu}/gu, 'A')
+    .replace(/\p{Ll}/gu, 'a')
+    .replace(/\d/gu, '9')
+    .replace(/[^Aa9\-_.:/ ]/gu, '?');
+}
+
+/**
+ * Bounded timeline details of a refusal, never the draft's text: how many claims, which kinds of token,
+ * and which tokens failed where (`analysis a1@52 ERROR_CODE ERROR 2003`: claim, offset, kind, token or
+ * its shape), so an operator can see why a report was held back.
+ */
 export function groundingDetails(ungrounded: readonly UngroundedClaim[]): Record<string, string | number> {
   const kinds = new Set(ungrounded.flatMap((claim) => claim.tokens.map((token) => token.kind)));
+  const located = ungrounded.flatMap((claim) =>
+    [...claim.tokens]
+      .sort((a, b) => a.index - b.index)
+      .map((token) => `${claim.claim}@${token.index} ${token.kind} ${traceableToken(token)}`),
+  );
+  const more = located.length - TRACED_TOKENS;
   return {
     ungrounded_claims: ungrounded.length,
-    ungrounded_tokens: ungrounded.reduce((sum, claim) => sum + claim.tokens.length, 0),
+    ungrounded_tokens: located.length,
     kinds: GROUNDING_TOKEN_KINDS.filter((kind) => kinds.has(kind)).join(','),
+    ungrounded: [...located.slice(0, TRACED_TOKENS), ...(more > 0 ? [`+${more} more`] : [])].join('; '),
   };
 }

@@ -12,6 +12,7 @@ export { loadMysqlToolsConfig, parseMysqlToolsConfig } from './mysql/mysql-tools
 export { parseMetricsToolsConfig } from './metrics/metrics-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
+export { describeColumnRules } from './mysql/allowlist-description';
 export { EvidenceTools } from './evidence-tools';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
 export { LogSourcePort } from './logs/log-source.port';

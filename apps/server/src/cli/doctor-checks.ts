@@ -12,6 +12,7 @@ import {
 import {
   inspectDataSource,
   inspectLogDirectory,
+  describeColumnRules,
   describeLogFile,
   loadMysqlToolsConfig,
   logFileWarning,
@@ -356,9 +357,27 @@ export async function checkDataSources(): Promise<Finding[]> {
         message: `${source.host}:${source.port}: reachable, SELECT only, all ${tables} allowlisted table(s) and their columns found`,
       });
     }
-    findings.push(...problems);
+    findings.push(...problems, columnRulesFinding(name, source));
   }
   return findings;
+}
+
+/** Which columns' values the agent never sees, and why: an OK line, so nothing is hidden unannounced. */
+function columnRulesFinding(check: string, source: MysqlDataSourceConfig): Finding {
+  const { byName, listed, shown } = describeColumnRules(source);
+  const parts = [
+    byName.length > 0 ? `by name: ${byName.join(', ')}` : '',
+    listed.length > 0 ? `by hidden-columns: ${listed.join(', ')}` : '',
+  ].filter(Boolean);
+  return {
+    check,
+    verdict: 'OK',
+    message:
+      (parts.length > 0
+        ? `values hidden from the agent ${parts.join('; ')}`
+        : 'no column values hidden from the agent') +
+      (shown.length > 0 ? `; shown although sensitive by name (shown-columns): ${shown.join(', ')}` : ''),
+  };
 }
 
 /** The log source: files found per topic and readable by the JSON-lines reader. */

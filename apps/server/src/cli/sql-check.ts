@@ -47,6 +47,10 @@ function line(
         code: 'ALLOWED',
         message: 'The statement is allowed.',
         normalized_sql: result.normalizedSql,
+        // 1-based, as a reader counts the select list: these result columns come back [REDACTED].
+        ...(result.hiddenOutputs.length > 0
+          ? { hidden_result_columns: result.hiddenOutputs.map((index) => index + 1) }
+          : {}),
         ...(result.warnings ? { warnings: result.warnings } : {}),
       }
     : { allowed: false, code: result.code, message: result.message, normalized_sql: null };

@@ -1,10 +1,12 @@
-import { describeAllowlist } from './allowlist-description';
+import { describeAllowlist, describeColumnRules } from './allowlist-description';
+import { hiddenColumnsOf } from './mysql-tools-config';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 function source(
   id: string,
   schemas: Record<string, Record<string, string[]>>,
   defaultSchema = Object.keys(schemas)[0],
+  rules: { hidden?: string[]; shown?: string[] } = {},
 ): MysqlDataSourceConfig {
   return {
     id,
@@ -17,7 +19,22 @@ function source(
     schemas: new Map(
       Object.entries(schemas).map(([schema, tables]) => [
         schema,
-        new Map(Object.entries(tables).map(([table, columns]) => [table, { columns: new Set(columns) }])),
+        new Map(
+          Object.entries(tables).map(([table, columns]) => [
+            table,
+            {
+              columns: new Set(columns),
+              hidden: hiddenColumnsOf(
+                columns,
+                {
+                  hidden: rules.hidden?.filter((name) => columns.includes(name)),
+                  shown: rules.shown?.filter((name) => columns.includes(name)),
+                },
+                table,
+              ),
+            },
+          ]),
+        ),
       ]),
     ),
     functions: new Set(['COUNT']),
@@ -67,5 +84,33 @@ describe('describeAllowlist', () => {
     const b = source('s', { db: { t2: ['c'], t1: ['b', 'a'] } });
     expect(describeAllowlist([a])).toBe(describeAllowlist([b]));
     expect(describeAllowlist([a])).not.toContain('SECRET-PASSWORD');
+  });
+});
+
+describe('hidden columns, for the model and for doctor', () => {
+  const shop = source(
+    'shop',
+    { shop: { customer: ['id', 'phone', 'auth_code', 'nickname'], orders: ['id', 'auth_token'] } },
+    'shop',
+    { hidden: ['nickname'], shown: ['auth_code'] },
+  );
+
+  it('marks hidden columns in the model-facing allowlist and says what that means', () => {
+    const text = describeAllowlist([shop]);
+    expect(text).toContain('shop.customer(auth_code, id, nickname [hidden], phone [hidden])');
+    expect(text).toContain('shop.orders(auth_token [hidden], id)');
+    expect(text).toContain('comes back as [REDACTED]');
+  });
+
+  it('says nothing about hiding when no column is hidden', () => {
+    expect(describeAllowlist([source('plain', { db: { t: ['id', 'status'] } })])).not.toContain('[hidden]');
+  });
+
+  it('lists for doctor each hidden column with its reason, and the sensitive names shown', () => {
+    expect(describeColumnRules(shop)).toEqual({
+      byName: ['shop.customer.phone', 'shop.orders.auth_token'],
+      listed: ['shop.customer.nickname'],
+      shown: ['shop.customer.auth_code'],
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { isSensitiveField } from '../projection/redaction';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 
 export interface AllowlistDescriptionLimits {
@@ -19,7 +20,8 @@ function capped(items: string[], max: number, noun: string): string[] {
 
 /**
  * What query_mysql may read, for the model: per data source (sorted by id) its tables as
- * `schema.table(columns)` sorted by name, bounded so a large allowlist cannot flood the prompt.
+ * `schema.table(columns)` sorted by name, hidden columns marked, bounded so a large allowlist cannot
+ * flood the prompt.
  * Tables of the default schema may be named without the schema.
  */
 export function describeAllowlist(
@@ -33,12 +35,52 @@ export function describeAllowlist(
     const tables = sorted(source.schemas.keys()).flatMap((schema) => {
       const tablesOfSchema = source.schemas.get(schema)!;
       return sorted(tablesOfSchema.keys()).map((table) => {
-        const columns = capped(sorted(tablesOfSchema.get(table)!.columns), limits.maxColumns, '');
+        const { columns: allowed, hidden } = tablesOfSchema.get(table)!;
+        const columns = capped(
+          sorted(allowed).map((column) => (hidden.has(column) ? `${column} [hidden]` : column)),
+          limits.maxColumns,
+          '',
+        );
         return `${schema}.${table}(${columns.join(', ')})`;
       });
     });
     const listed = capped(tables, limits.maxTables, ' tables');
     return `- ${id} (default schema ${source.defaultSchema}): ${listed.join('; ')}`;
   });
-  return ['Data sources and the only tables and columns you may query:', ...lines].join('\n');
+  const anyHidden = sources.some((source) =>
+    [...source.schemas.values()].some((tables) =>
+      [...tables.values()].some((table) => table.hidden.size > 0),
+    ),
+  );
+  return [
+    'Data sources and the only tables and columns you may query:',
+    ...lines,
+    ...(anyHidden
+      ? [
+          'Columns marked [hidden] may be filtered on, but any result column that reads them comes back as [REDACTED].',
+        ]
+      : []),
+  ].join('\n');
+}
+
+/**
+ * For doctor: the columns of one data source whose values the agent never sees, and why (the name rule
+ * or `hidden-columns`), and the ones `shown-columns` lets through although their name is sensitive.
+ */
+export function describeColumnRules(source: MysqlDataSourceConfig): {
+  byName: string[];
+  listed: string[];
+  shown: string[];
+} {
+  const rules = { byName: [] as string[], listed: [] as string[], shown: [] as string[] };
+  for (const schema of sorted(source.schemas.keys()))
+    for (const [table, { columns, hidden }] of [...source.schemas.get(schema)!].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    ))
+      for (const column of sorted(columns)) {
+        const name = `${schema}.${table}.${column}`;
+        if (hidden.has(column)) (isSensitiveField(column) ? rules.byName : rules.listed).push(name);
+        else if (isSensitiveField(column)) rules.shown.push(name);
+      }
+  return rules;
 }

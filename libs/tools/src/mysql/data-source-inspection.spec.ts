@@ -56,8 +56,8 @@ describe('missingAllowlistEntries', () => {
       [
         'shop',
         new Map([
-          ['orders', { columns: new Set(['id', 'Status']) }],
-          ['gone', { columns: new Set(['id']) }],
+          ['orders', { columns: new Set(['id', 'Status']), hidden: new Set<string>() }],
+          ['gone', { columns: new Set(['id']), hidden: new Set<string>() }],
         ]),
       ],
     ]),

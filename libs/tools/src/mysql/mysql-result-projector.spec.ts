@@ -102,4 +102,16 @@ describe('projectMysqlResult', () => {
       },
     ]);
   });
+
+  it('hides exactly the columns the SQL policy read as hidden, whatever they are called', () => {
+    const projection = projectMysqlResult(
+      {
+        ...raw([{ contact: '13812345678', auth_code: 'A-77', note: 'ok' }]),
+        hidden_columns: ['contact'],
+      },
+      { ...LIMITS, maxCellChars: 100 },
+    );
+    expect(projection.result.rows).toEqual([{ contact: '[REDACTED]', auth_code: 'A-77', note: 'ok' }]);
+    expect(projection.result.hidden_columns).toEqual(['contact']);
+  });
 });

@@ -8,6 +8,8 @@ export interface MysqlRawResponse {
   params: unknown[];
   columns: string[];
   rows: Record<string, unknown>[];
+  /** Result columns that read a hidden column (see sql-policy.ts): their values are never projected. */
+  hidden_columns?: string[];
   /** Set when the result passed the read cap: the statement was killed and only the rows so far kept. */
   truncated_at_bytes?: number;
 }
@@ -31,9 +33,9 @@ function isBinary(value: unknown): value is BinaryCell {
   );
 }
 
-function projectCell(column: string, value: unknown, maxChars: number): { cell: Cell; clipped: boolean } {
+function projectCell(value: unknown, hidden: boolean, maxChars: number): { cell: Cell; clipped: boolean } {
   if (value === null || value === undefined) return { cell: null, clipped: false };
-  if (isSensitiveField(column)) return { cell: REDACTED, clipped: false };
+  if (hidden) return { cell: REDACTED, clipped: false };
   if (typeof value === 'number' || typeof value === 'boolean') return { cell: value, clipped: false };
   if (isBinary(value)) {
     return { cell: `[binary ${Buffer.from(value.binary_base64, 'base64').length} bytes]`, clipped: true };
@@ -45,16 +47,19 @@ function projectCell(column: string, value: unknown, maxChars: number): { cell: 
 
 /**
  * MysqlResultProjector: columns and row objects, bounded by rows, cell length and total
- * bytes; sensitive columns redacted by name and sensitive values by pattern; deterministic, no LLM.
+ * bytes; hidden columns (as the SQL policy read them from the allowlist's column rules) and sensitive
+ * values (by pattern) redacted; deterministic, no LLM.
  */
 export function projectMysqlResult(raw: MysqlRawResponse, limits: MysqlProjectionLimits): ToolProjection {
+  // A response without the policy's reading (none is produced so) is hidden by the name rule alone.
+  const hidden = new Set(raw.hidden_columns ?? raw.columns.filter((column) => isSensitiveField(column)));
   let truncated = raw.rows.length > limits.maxRows || raw.truncated_at_bytes !== undefined;
   const rows: Record<string, Cell>[] = [];
   let bytes = 0;
   for (const source of raw.rows.slice(0, limits.maxRows)) {
     const row: Record<string, Cell> = {};
     for (const column of raw.columns) {
-      const { cell, clipped } = projectCell(column, source[column], limits.maxCellChars);
+      const { cell, clipped } = projectCell(source[column], hidden.has(column), limits.maxCellChars);
       row[column] = cell;
       truncated ||= clipped;
     }
@@ -76,6 +81,7 @@ export function projectMysqlResult(raw: MysqlRawResponse, limits: MysqlProjectio
         params: raw.params.map((param) => (typeof param === 'string' ? redactText(param) : param)),
       },
       columns: raw.columns,
+      ...(hidden.size > 0 ? { hidden_columns: raw.columns.filter((column) => hidden.has(column)) } : {}),
       rows,
       returned_count: rows.length,
     },

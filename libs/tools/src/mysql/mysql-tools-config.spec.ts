@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '@app/config';
-import { parseMysqlToolsConfig, refuseServiceDatabase } from './mysql-tools-config';
+import { hiddenColumnsOf, parseMysqlToolsConfig, refuseServiceDatabase } from './mysql-tools-config';
 
 const env = { DB_URL: 'mysql://127.0.0.1:3307/order_db', DB_USER: 'reader', DB_PASS: 's3cret' };
 
@@ -127,6 +127,49 @@ describe('parseMysqlToolsConfig', () => {
     const broken = valid.replace('url: ${DB_URL}', 'url: ${DB_PASS}');
     expect(() => parseMysqlToolsConfig(broken, 'test.yaml', env)).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+    );
+  });
+});
+
+describe('hiddenColumnsOf: the column rules of one table', () => {
+  const columns = ['id', 'phone', 'auth_code', 'authorized_at', 'hotel_id', 'customer_name', 'note'];
+  it.each([
+    ['the name rule alone', {}, ['phone', 'auth_code']],
+    ['plus a listed column', { hidden: ['customer_name'] }, ['phone', 'auth_code', 'customer_name']],
+    ['minus a shown column', { shown: ['auth_code'] }, ['phone']],
+    ['both', { hidden: ['note'], shown: ['phone', 'auth_code'] }, ['note']],
+  ])('%s', (_case, rules, hidden) => {
+    expect([...hiddenColumnsOf(columns, rules, 'tables.t')]).toEqual(hidden);
+  });
+
+  it.each([
+    ['a hidden name that is no column', { hidden: ['ssn'] }, 'tables.t.hidden-columns: ssn is not one of'],
+    ['a shown name that is no column', { shown: ['email'] }, 'tables.t.shown-columns: email is not one of'],
+    ['a column in both lists', { hidden: ['phone'], shown: ['phone'] }, 'phone is in both'],
+    ['a shown column the rule does not hide', { shown: ['note'] }, 'note is not hidden by the name rule'],
+  ])('refuses %s, naming it', (_case, rules, message) => {
+    expect(() => hiddenColumnsOf(columns, rules, 'tables.t')).toThrow(ConfigValidationError);
+    expect(() => hiddenColumnsOf(columns, rules, 'tables.t')).toThrow(message);
+  });
+
+  it('reads the rules from the allowlist file, per table', () => {
+    const text = valid.replace(
+      'columns: [order_id, payment_status]',
+      'columns: [order_id, payment_status, buyer_phone, auth_code]\n                hidden-columns: [payment_status]\n                shown-columns: [auth_code]',
+    );
+    const [source] = parseMysqlToolsConfig(text, 'test.yaml', env);
+    expect([...source.schemas.get('order_db')!.get('biz_order')!.hidden]).toEqual([
+      'payment_status',
+      'buyer_phone',
+    ]);
+    expect(() =>
+      parseMysqlToolsConfig(
+        text.replace('shown-columns: [auth_code]', 'shown-columns: [order_id]'),
+        'test.yaml',
+        env,
+      ),
+    ).toThrow(
+      'harness.mysql-tools.data-sources.orders.allowed-schemas.order_db.tables.biz_order.shown-columns',
     );
   });
 });

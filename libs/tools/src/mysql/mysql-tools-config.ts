@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
 import { ConfigValidationError } from '@app/config';
 import { DEFAULT_ALLOWED_FUNCTIONS, FUNCTION_CATALOG } from './function-catalog';
+import { isSensitiveField } from '../projection/redaction';
 
 /** Exact, case-sensitive identifiers: no wildcards, patterns or prefixes. */
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]{0,63}$/, 'must be a plain SQL identifier');
@@ -10,7 +11,13 @@ const envReference = z
   .string()
   .regex(/^\$\{[A-Z_][A-Z0-9_]*\}$/, 'must be an environment reference like ${NAME}, never a literal value');
 
-const tableSchema = z.strictObject({ columns: z.array(identifier).min(1) });
+const tableSchema = z.strictObject({
+  columns: z.array(identifier).min(1),
+  /** Allowlisted columns whose values are hidden from the agent although their name is not sensitive. */
+  'hidden-columns': z.array(identifier).optional(),
+  /** Columns the name rule would hide (`auth_code`) whose values the agent may see after all. */
+  'shown-columns': z.array(identifier).optional(),
+});
 const schemaSchema = z.strictObject({ tables: z.record(identifier, tableSchema) });
 const dataSourceSchema = z
   .strictObject({
@@ -33,6 +40,8 @@ const fileSchema = z.strictObject({
 
 export interface AllowedTable {
   columns: ReadonlySet<string>;
+  /** The allowlisted columns whose values query results hide (see hiddenColumnsOf). */
+  hidden: ReadonlySet<string>;
 }
 export interface MysqlDataSourceConfig {
   id: string;
@@ -49,6 +58,38 @@ export interface MysqlDataSourceConfig {
 }
 
 export { DEFAULT_ALLOWED_FUNCTIONS } from './function-catalog';
+
+/**
+ * The columns of one allowlisted table whose values query results hide: those the name rule calls
+ * sensitive (`phone`, `auth_token`; whole words, see redaction.ts) unless listed in `shown-columns`, plus
+ * those listed in `hidden-columns`. A listed name that is not an allowlisted column, is in both lists, or
+ * is shown without being hidden by the name rule stops start-up: a rule that does nothing is a typo.
+ */
+export function hiddenColumnsOf(
+  columns: readonly string[],
+  rules: { hidden?: readonly string[]; shown?: readonly string[] },
+  path: string,
+): Set<string> {
+  const problems: string[] = [];
+  const allowed = new Set(columns);
+  const hidden = new Set(rules.hidden ?? []);
+  const shown = new Set(rules.shown ?? []);
+  for (const [list, names] of [
+    ['hidden-columns', hidden],
+    ['shown-columns', shown],
+  ] as const)
+    for (const name of names)
+      if (!allowed.has(name)) problems.push(`${path}.${list}: ${name} is not one of this table's columns`);
+  for (const name of shown) {
+    if (hidden.has(name)) problems.push(`${path}: ${name} is in both hidden-columns and shown-columns`);
+    else if (allowed.has(name) && !isSensitiveField(name))
+      problems.push(
+        `${path}.shown-columns: ${name} is not hidden by the name rule, so listing it changes nothing`,
+      );
+  }
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+  return new Set(columns.filter((name) => hidden.has(name) || (isSensitiveField(name) && !shown.has(name))));
+}
 
 function parseUrl(raw: string, path: string): { host: string; port: number; database: string } {
   let url: URL;
@@ -96,7 +137,19 @@ export function parseMysqlToolsConfig(
     const schemas = new Map(
       Object.entries(source['allowed-schemas']).map(([schema, { tables }]) => [
         schema,
-        new Map(Object.entries(tables).map(([table, { columns }]) => [table, { columns: new Set(columns) }])),
+        new Map(
+          Object.entries(tables).map(([table, rules]) => [
+            table,
+            {
+              columns: new Set(rules.columns),
+              hidden: hiddenColumnsOf(
+                rules.columns,
+                { hidden: rules['hidden-columns'], shown: rules['shown-columns'] },
+                `${path}.allowed-schemas.${schema}.tables.${table}`,
+              ),
+            },
+          ]),
+        ),
       ]),
     );
     return {

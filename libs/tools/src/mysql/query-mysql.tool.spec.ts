@@ -8,7 +8,10 @@ describe('queryMysqlTool description from the configured data sources', () => {
     id: 'warehouse_ro',
     defaultSchema: 'inventory',
     schemas: new Map([
-      ['inventory', new Map([['stock_level', { columns: ['sku', 'quantity', 'updated_at'] }]])],
+      [
+        'inventory',
+        new Map([['stock_level', { columns: ['sku', 'quantity', 'updated_at'], hidden: new Set() }]]),
+      ],
     ]),
   } as unknown as MysqlDataSourceConfig;
   const tool = queryMysqlTool([inventory], {} as MysqlQueryExecutor, {} as QueryMysqlConfig);

@@ -79,7 +79,8 @@ export function queryMysqlTool(
       }
       const policy = checkSql(args.sql, args.params.length, source, limits.maxRows);
       if (!policy.allowed) throw new ToolFailure<QueryMysqlFailureCode>(policy.code, policy.message);
-      return executor.run(source, policy.normalizedSql, args.params, signal);
+      const raw = await executor.run(source, policy.normalizedSql, args.params, signal);
+      return { ...raw, hidden_columns: policy.hiddenOutputs.flatMap((index) => raw.columns[index] ?? []) };
     },
     project: (raw) => projectMysqlResult(raw, limits),
     summarizeArgs: (args) => ({

@@ -117,6 +117,7 @@ describe('checkSql', () => {
       allowed: true,
       normalizedSql: normalized,
       placeholders: 0,
+      hiddenOutputs: [],
     });
   });
 
@@ -181,7 +182,12 @@ describe('checkSql', () => {
     const columns = Array.from({ length: 200 }, (_, i) => `c${String(i).padStart(3, '0')}`);
     const wide = {
       ...source,
-      schemas: new Map([['order_db', new Map([['wide', { columns: new Set([...columns].reverse()) }]])]]),
+      schemas: new Map([
+        [
+          'order_db',
+          new Map([['wide', { columns: new Set([...columns].reverse()), hidden: new Set<string>() }]]),
+        ],
+      ]),
     };
     const result = checkSql('SELECT secret FROM wide', 0, wide, MAX_ROWS);
     if (result.allowed) throw new Error('allowed');
@@ -218,6 +224,7 @@ describe('checkSql', () => {
       allowed: true,
       normalizedSql: normalized,
       placeholders: params,
+      hiddenOutputs: [],
     });
   });
 
@@ -293,6 +300,45 @@ describe('function cost model with functions a data source adds', () => {
     const listed = { ...source, functions: new Set([...source.functions, 'BENCHMARK']) };
     expect(checkSql('SELECT BENCHMARK(10, 1) AS b FROM biz_order', 0, listed, MAX_ROWS)).toMatchObject({
       code: 'FUNCTION_NOT_ALLOWED',
+    });
+  });
+});
+
+describe('checkSql: result columns that read a hidden column', () => {
+  const [hiding] = parseMysqlToolsConfig(
+    `harness:
+  mysql-tools:
+    data-sources:
+      shop:
+        url: mysql://127.0.0.1:3306/shop
+        username: \${U}
+        password: \${P}
+        default-schema: shop
+        allowed-schemas:
+          shop:
+            tables:
+              customer:
+                columns: [id, name, phone, auth_code, authorized_at]
+                hidden-columns: [name]
+              orders:
+                columns: [id, customer_id, status]
+`,
+    'allowlist',
+    { U: 'u', P: 'p' },
+  );
+  it.each([
+    ['SELECT id, phone FROM customer', [1]],
+    ['SELECT phone AS contact FROM customer', [0]],
+    ["SELECT CONCAT(phone, '') AS c, id FROM customer", [0]],
+    ['SELECT MAX(name) AS n FROM customer', [0]],
+    ['SELECT auth_code, authorized_at FROM customer', [0]],
+    ['SELECT COUNT(*) AS n FROM customer WHERE phone = ?', []],
+    ['SELECT o.status, c.phone, c.id FROM orders o JOIN customer c ON c.id = o.customer_id', [1]],
+  ])('%s hides %j', (sql, hidden) => {
+    const params = sql.includes('?') ? ['x'] : [];
+    expect(checkSql(sql, params.length, hiding, MAX_ROWS)).toMatchObject({
+      allowed: true,
+      hiddenOutputs: hidden,
     });
   });
 });

@@ -46,7 +46,14 @@ export const SQL_REJECTION_CODES = [
 export type SqlRejectionCode = (typeof SQL_REJECTION_CODES)[number];
 
 export type SqlPolicyResult =
-  | { allowed: true; normalizedSql: string; placeholders: number; warnings?: string[] }
+  | {
+      allowed: true;
+      normalizedSql: string;
+      placeholders: number;
+      /** Positions (0-based) of the result columns that read a hidden column: their values are hidden. */
+      hiddenOutputs: number[];
+      warnings?: string[];
+    }
   | { allowed: false; code: SqlRejectionCode; message: string };
 
 export const MAX_SQL_LENGTH = 8000;
@@ -275,6 +282,8 @@ interface ScopeTable {
   columns: ReadonlySet<string>;
   /** Column names as MySQL compares them: case-insensitively. */
   folded: ReadonlySet<string>;
+  /** The hidden columns (see hiddenColumnsOf), folded. */
+  hidden: ReadonlySet<string>;
 }
 
 /** The unit keyword TIMESTAMPDIFF/TIMESTAMPADD take as their first argument (parsed as a bare word). */
@@ -425,6 +434,9 @@ function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
 class SelectChecker {
   placeholders = 0;
   readonly warnings: string[] = [];
+  /** Select items whose expression reads a hidden column, by position. */
+  readonly hiddenOutputs: number[] = [];
+  private readsHidden = false;
   private readonly scope: ScopeTable[] = [];
   private readonly selectAliases = new Set<string>();
   /**
@@ -461,7 +473,13 @@ class SelectChecker {
       const alias = identifier(column.as);
       if (alias) this.selectAliases.add(alias);
     }
-    for (const column of columns as Node[]) this.expression(column.expr, 'select');
+    // Any select item that reads a hidden column is hidden whole, whatever it computes or is called:
+    // CONCAT(phone, '') or `phone AS contact` must not show what `phone` would not.
+    (columns as Node[]).forEach((column, index) => {
+      this.readsHidden = false;
+      this.expression(column.expr, 'select');
+      if (this.readsHidden) this.hiddenOutputs.push(index);
+    });
     this.warnDuplicateNames(columns as Node[]);
     (ast.from as Node[]).forEach((item, index) => {
       if (index === 0) return;
@@ -561,6 +579,7 @@ class SelectChecker {
         table,
         columns: allowed.columns,
         folded: new Set([...allowed.columns].map((column) => column.toLowerCase())),
+        hidden: new Set([...allowed.hidden].map((column) => column.toLowerCase())),
       });
     });
   }
@@ -738,6 +757,7 @@ class SelectChecker {
           'COLUMN_NOT_ALLOWED',
           `Column ${entry.table}.${column} is not allowlisted. ${allowedColumnsText([entry])}`,
         );
+      if (entry.hidden.has(column.toLowerCase())) this.readsHidden = true;
       return;
     }
     const owners = scope.filter((entry) => entry.folded.has(column.toLowerCase()));
@@ -762,6 +782,7 @@ class SelectChecker {
         `Column ${column} must be qualified with its table alias (${owners[0].alias}.${column}) when the ` +
           'query has more than one table.',
       );
+    if (owners[0].hidden.has(column.toLowerCase())) this.readsHidden = true;
   }
 }
 
@@ -858,7 +879,7 @@ function checkOnce(
   paramCount: number,
   source: MysqlDataSourceConfig,
   maxRows: number,
-): { normalizedSql: string; placeholders: number; warnings: string[] } {
+): { normalizedSql: string; placeholders: number; hiddenOutputs: number[]; warnings: string[] } {
   if (sql.trim() === '') reject('SQL_EMPTY', 'The SQL is empty.');
   if (sql.length > MAX_SQL_LENGTH)
     reject('SQL_TOO_LONG', `The SQL is longer than ${MAX_SQL_LENGTH} characters.`);
@@ -895,6 +916,7 @@ function checkOnce(
   return {
     normalizedSql: parser.sqlify(ast as never, DIALECT),
     placeholders: checker.placeholders,
+    hiddenOutputs: checker.hiddenOutputs,
     warnings: checker.warnings,
   };
 }
