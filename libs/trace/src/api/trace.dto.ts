@@ -12,7 +12,8 @@ import type {
   ToolInvocationView,
 } from '@app/contracts';
 import { CONTENT_SOURCES } from '../entities/agent-reasoning-audit.entity';
-import { INTENTS, RUN_STATUSES } from '../entities/diagnosis-run.entity';
+import { INTENTS } from '@app/contracts';
+import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
 import { TIMELINE_EVENTS, TIMELINE_PHASES } from '../repositories/run-journal';
 
 const NULLABLE_INT = { type: Number, nullable: true } as const;
