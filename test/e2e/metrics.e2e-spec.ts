@@ -1,19 +1,25 @@
+import { spawnSync } from 'node:child_process';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { RunningApp, startApp, useStubbedApp } from '../support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { Exposition } from '../support/prometheus-exposition';
+import { ensurePrometheusBinaries } from '../support/prometheus';
 import { postChat } from '../support/sse-client';
 import type { StubReply } from '../support/stub-llm/stub-script';
 import { TEST_KEYS, TEST_MYSQL } from '../support/test-env';
 
-async function scrape(baseUrl: string): Promise<Exposition> {
+async function scrapeText(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/metrics`, {
     headers: { authorization: `Bearer ${TEST_KEYS.metrics}` },
   });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain;/);
   expect(response.headers.get('content-type')).toContain('version=0.0.4');
-  return new Exposition(await response.text());
+  return response.text();
+}
+
+async function scrape(baseUrl: string): Promise<Exposition> {
+  return new Exposition(await scrapeText(baseUrl));
 }
 
 /** A reply with the token usage the provider reports for it. */
@@ -62,6 +68,20 @@ describe('GET /metrics: protection', () => {
     expect(metrics.value('superbiz_tool_calls_total', { tool: 'query_logs', result: 'TOOL_TIMEOUT' })).toBe(
       0,
     );
+  });
+
+  it("passes promtool's exposition and naming checks (the service's own metrics)", async () => {
+    ensurePrometheusBinaries();
+    const own = (await scrapeText(running.baseUrl))
+      .split('\n')
+      .filter((line) => /^(# (HELP|TYPE) )?superbiz_/.test(line))
+      .join('\n');
+    expect(own).toContain('# TYPE superbiz_runs_finished_total counter');
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: `${own}\n`, encoding: 'utf8' });
+    expect({ status: check.status, problems: `${check.stdout}${check.stderr}`.trim() }).toEqual({
+      status: 0,
+      problems: '',
+    });
   });
 
   it('is never throttled, so a scraper cannot use up the clients’ rate limit', async () => {
