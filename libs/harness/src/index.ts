@@ -24,7 +24,7 @@ export type {
 } from './run/harness-errors';
 export { HarnessRetryPolicies } from './retry/harness-retry-policies';
 export { HarnessRetryExecutor } from './retry/harness-retry-executor';
-export { errorOutcome, failureCode, HARNESS_FAILURE_CODES, runStopOf } from './retry/failure-classification';
+export { errorOutcome, failureCode, runStopOf } from './retry/failure-classification';
 export type { ErrorOutcome, HarnessFailureCode } from './retry/failure-classification';
 export { ModelGateway } from './model/model-gateway';
 export { CHAT_PROVIDER } from './model/provider-chat-model';
@@ -37,7 +37,7 @@ export { textOf } from './model/model-audit';
 export { jsonObjectsIn, parseJsonAnswer } from './model/json-answer';
 export { InvocationStore, EvidenceStoreUnavailable } from './evidence/invocation-store';
 export type { AgentResult, CanonicalInvocation } from './evidence/canonical-invocation';
-export { TOOL_ERROR_CODES, ToolBoundary } from './tools/tool-boundary';
+export { ToolBoundary } from './tools/tool-boundary';
 export type { BoundaryResult } from './tools/tool-boundary';
 export { bindHarnessTools } from './tools/harness-tool';
 export { AgentLoopStopped, HarnessToolNode } from './tools/harness-tool-node';
