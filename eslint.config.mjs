@@ -18,13 +18,15 @@ const LIB_IMPORT_PATTERNS = [
 const LIBS_BELOW = {
   contracts: [],
   config: ['contracts'],
+  // The service's own Prometheus metrics: counted by every lib above, so it stands on the contract alone.
+  metrics: ['contracts'],
   auth: ['config', 'contracts'],
   // The schema's migrations live at the repository root (migrations/), owned by trace alone.
-  trace: ['auth', 'config', 'contracts', 'migrations'],
-  harness: ['trace', 'auth', 'config', 'contracts'],
-  tools: ['harness', 'trace', 'auth', 'config', 'contracts'],
-  guards: ['harness', 'trace', 'auth', 'config', 'contracts'],
-  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
+  trace: ['auth', 'metrics', 'config', 'contracts', 'migrations'],
+  harness: ['trace', 'auth', 'metrics', 'config', 'contracts'],
+  tools: ['harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
+  guards: ['harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
+  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -55,7 +57,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
+  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts, and
+  // metrics -> contracts beside config.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.
   ...Object.entries(LIBS_BELOW).flatMap(([lib, below]) => {

@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     await waitForHttp(`${baseUrl}/health`);
     await generateLoad({ baseUrl, apiKey: API_KEY, query: QUERY, streams: 10, count: WARM_UP });
 
-    await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds'); // resets the lag histogram
+    await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds', API_KEY); // resets the lag histogram
     const cpuBefore = cpuMs(service.pid!);
     const started = performance.now();
     const samples = await generateLoad({
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     });
     const elapsedS = (performance.now() - started) / 1000;
     const serviceCpuMs = cpuMs(service.pid!) - cpuBefore;
-    const lagP99Ms = (await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
+    const lagP99Ms = (await scrapeMetric(baseUrl, 'nodejs_eventloop_lag_p99_seconds', API_KEY)) * 1000;
 
     const sequential = await generateLoad({
       baseUrl,

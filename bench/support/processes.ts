@@ -81,9 +81,15 @@ export function peakRssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-/** One value of the service's Prometheus metrics. Scraping resets the event-loop lag percentiles. */
-export async function scrapeMetric(baseUrl: string, name: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+/**
+ * One value of the service's Prometheus metrics, scraped with a key holding metrics_read. Scraping
+ * resets the event-loop lag percentiles.
+ */
+export async function scrapeMetric(baseUrl: string, name: string, apiKey: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (!response.ok)
+    throw new Error(`GET /metrics answered ${response.status}: the key needs the metrics_read role`);
+  const text = await response.text();
   const match = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
   if (!match) throw new Error(`metric ${name} not found`);
   return Number(match[1]);

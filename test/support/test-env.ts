@@ -37,6 +37,8 @@ export const TEST_KEYS = {
   sessionOwner: 'e2e-session-owner-key-001',
   /** chat, knowledge_admin and trace_reader: what an SRE using the web UI holds. */
   operator: 'e2e-operator-key-0000001',
+  /** metrics_read alone: what Prometheus scrapes GET /metrics with. */
+  metrics: 'e2e-metrics-read-key-0001',
 };
 
 /** fetch with the chat-role key, for the chat endpoint and reading documents. */

@@ -6,6 +6,7 @@ import {
   ToolFailure,
 } from '@app/harness';
 import { EMPTY_RELEASE_ALLOWLIST } from '@app/guards';
+import { ServiceMetrics } from '@app/metrics';
 import { EvidenceTools } from '@app/tools';
 import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
 import { z } from 'zod';
@@ -70,7 +71,7 @@ export class MemoryRunRepository extends RunRepository {
 /** Journals that write into one MemoryJournalStore, as RunJournalRepository writes into MySQL. */
 export class MemoryJournalRepository extends RunJournalRepository {
   constructor(private readonly store: MemoryJournalStore) {
-    super(null as never, null as never, null as never);
+    super(null as never, null as never, null as never, null as never);
   }
 
   override open(runId: string): RunJournal {
@@ -94,6 +95,7 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
     description: 'Fake knowledge search for tests.',
     schema: z.object({ query: z.string().min(1) }),
     readOnly: true as const,
+    failureCodes: ['KNOWLEDGE_BACKEND_UNAVAILABLE'],
     countedList: 'evidence',
     execute: () =>
       docs === 'FAILS'
@@ -116,6 +118,8 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
 export interface ChatKit extends DiagnosisKit {
   runs: MemoryRunRepository;
   useCase: ChatApplicationUseCase;
+  /** The use case's metrics: runs started and finished (the memory journals count no calls). */
+  metrics: ServiceMetrics;
 }
 
 /**
@@ -135,6 +139,7 @@ export function chatKit(
   const contexts = new RunContextFactory(kit.config, new MemoryJournalRepository(journal));
   const router = new IntentRouter(kit.gateway, new HarnessRetryExecutor());
   const tools = { lookupKnowledge: fakeKnowledgeTool(options.knowledge ?? []) } as unknown as EvidenceTools;
+  const metrics = new ServiceMetrics();
   const useCase = new ChatApplicationUseCase(
     runs,
     contexts,
@@ -146,8 +151,9 @@ export function chatKit(
     kit.knowledgeGuard,
     kit.config as HarnessConfig,
     { allowlist: EMPTY_RELEASE_ALLOWLIST },
+    metrics,
   );
-  return { ...kit, runs, useCase };
+  return { ...kit, runs, useCase, metrics };
 }
 
 /** A chat stream that keeps what it would have sent. */

@@ -4,6 +4,7 @@ import { BudgetAudit } from '../../libs/harness/src/run/budget-audit';
 import { DiagnosisAgent } from '../../libs/chat/src/diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from '../../libs/chat/src/diagnosis/diagnosis-pipeline';
 import type { StatusCode } from '@app/contracts';
+import { ServiceMetrics } from '@app/metrics';
 import { FakeChatModel } from './fake-chat-model';
 import { fakeLogTool } from './fake-tools';
 import type { StubReply } from './stub-llm/stub-script';
@@ -63,7 +64,7 @@ export function diagnosisKit(
   const gateway = unitGateway(model, config);
   const store = new MemoryInvocationStore(config);
   const journal = options.journal ?? new MemoryJournalStore();
-  const catalog = new ToolCatalog();
+  const catalog = new ToolCatalog(new ServiceMetrics());
   catalog.register(
     fakeLogTool({
       execute: () => Promise.resolve({ lines: LOG_LINES, secret_marker: 'RAW-ONLY-MARKER-7f3a' }),

@@ -10,6 +10,7 @@ import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
 import { HarnessModule, RedisThrottlerStorage } from '@app/harness';
+import { MetricsModule } from '@app/metrics';
 import { DataSourceHealthModule, ToolsModule } from '@app/tools';
 import { RetentionSchedulerModule, TraceModule } from '@app/trace';
 import { JsonThrottlerGuard } from './http/json-throttler.guard';
@@ -42,6 +43,7 @@ import { WebUiModule } from './web/web-ui.module';
     }),
     TerminusModule,
     AuthModule,
+    MetricsModule,
     PrometheusModule.register({ path: '/metrics', controller: MetricsController }),
     TraceModule,
     HarnessModule,

@@ -2,8 +2,11 @@ import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsString } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 
-/** chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions' traces; auditor: every session and the reasoning audit. */
-export const API_ROLES = ['chat', 'knowledge_admin', 'trace_reader', 'auditor'] as const;
+/**
+ * chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions'
+ * traces; auditor: every session and the reasoning audit; metrics_read: scrape GET /metrics.
+ */
+export const API_ROLES = ['chat', 'knowledge_admin', 'trace_reader', 'auditor', 'metrics_read'] as const;
 export type ApiRole = (typeof API_ROLES)[number];
 
 /** The documented key the demo may enable; never valid unless AUTH_DEV_KEY_ENABLED=true. */

@@ -48,6 +48,30 @@ const shape = (events: ChatEvent[]) =>
   );
 const terminalOf = (events: ChatEvent[]) => shape(events).filter((name) => name !== 'status');
 
+/** The runs_finished series that moved, as `intent/outcome/reason` with their counts. */
+async function runEnds(kit: ReturnType<typeof chatKit>): Promise<string[]> {
+  const metric = (await kit.metrics.registry.getMetricsAsJSON()).find(
+    (candidate) => candidate.name === 'superbiz_runs_finished_total',
+  );
+  return (metric?.values ?? [])
+    .filter((sample) => sample.value > 0)
+    .map(({ labels, value }) => `${labels.intent}/${labels.outcome}/${labels.reason}=${value}`);
+}
+
+/** What the client heard, as the metrics count it: the done outcome and the fallback type or failure code. */
+function heardEnd(events: ChatEvent[]): string {
+  const done = events.find((event) => event.event === 'done');
+  const failure = events.find((event) => event.event === 'failure');
+  const content = events.find((event) => event.event === 'content');
+  const reason =
+    failure?.event === 'failure'
+      ? failure.data.code
+      : content?.event === 'content' && content.data.content_type === 'FALLBACK'
+        ? content.data.payload.type
+        : 'NONE';
+  return `${done?.event === 'done' ? done.data.outcome : 'none'}/${reason}=1`;
+}
+
 /** Every way a run ends: what MySQL stores and what the client hears, in order. */
 const CASES: {
   name: string;
@@ -182,6 +206,13 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
     expect(shape(events)[0]).toBe('metadata');
     expect(shape(events)[1]).toBe('status');
     expect(kit.runs.released).toEqual([kit.runs.started[0].runId]);
+    // Counted once, as the client heard it, under the routed intent (UNROUTED when routing failed).
+    const ends = await runEnds(kit);
+    expect(ends).toHaveLength(1);
+    expect(ends[0].replace(/^[A-Z_]+\//, '')).toBe(heardEnd(events));
+    const routed =
+      c.name.includes('router') || c.name.includes('during routing') ? null : c.roles['intent-router'][0];
+    expect(ends[0].split('/')[0]).toBe(routed ? routed.content : 'UNROUTED');
   });
 
   it('the client hears the answer only once the terminal state is stored', async () => {
@@ -201,11 +232,13 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
   it.each(['FAILS', 'NOT_RUNNING'] as const)(
     'a terminal write that %s is announced as INTERNAL_ERROR, never as the answer',
     async (finish) => {
-      const { events } = await chat(
+      const { events, kit } = await chat(
         { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] },
         { finish },
       );
       expect(terminalOf(events)).toEqual(['metadata', 'failure:INTERNAL_ERROR', 'done:FAILED']);
+      // Counted as what the client heard, not as the answer that was never stored.
+      expect(await runEnds(kit)).toEqual(['SYSTEM_CHAT/FAILED/INTERNAL_ERROR=1']);
     },
   );
 
@@ -232,7 +265,7 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
 
   it('a client that leaves gets nothing more; the run is stored CANCELLED', async () => {
     const client = new AbortController();
-    const { events, finished } = await chat(
+    const { events, finished, kit } = await chat(
       { 'intent-router': [{ content: 'DIAGNOSIS', delay_ms: 10_000 }] },
       {
         clientSignal: client.signal,
@@ -245,6 +278,7 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
       errorCode: 'CLIENT_DISCONNECTED',
     });
     expect(terminalOf(events)).toEqual(['metadata']);
+    expect(await runEnds(kit)).toEqual(['UNROUTED/CANCELLED/CLIENT_DISCONNECTED=1']);
   });
 
   it('SYSTEM_CHAT text that fails the release checks becomes the fixed capabilities text', async () => {

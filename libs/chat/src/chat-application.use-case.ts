@@ -22,6 +22,7 @@ import {
   releaseConfig,
   ReleaseConfig,
 } from '@app/guards';
+import { RunEnd, ServiceMetrics } from '@app/metrics';
 import { EvidenceTools } from '@app/tools';
 import { describeDatabaseError, FinishRun, RunRepository } from '@app/trace';
 import {
@@ -52,11 +53,14 @@ type Terminal = Omit<
   'modelCalls' | 'toolCalls' | 'inputTokens' | 'outputTokens' | 'totalTokens' | 'durationMs'
 >;
 
-/** How a run ended: what MySQL stores, and what the client is told once that is stored. */
+/** How a run ended: what MySQL stores, what the client is told once that is stored, and how it counts. */
 interface Ending {
   terminal: Terminal;
   announce(stream: ChatEventStream): void;
+  end: RunEnd;
 }
+
+const SUCCESS: RunEnd = { outcome: 'SUCCESS', reason: 'NONE' };
 
 const FAILURE_MESSAGES: Record<FailureCode, string> = {
   ROUTING_UNAVAILABLE:
@@ -121,6 +125,7 @@ export class ChatApplicationUseCase {
     private readonly knowledgeGuard: KnowledgeGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
@@ -137,6 +142,7 @@ export class ChatApplicationUseCase {
       query: request.query,
       ownerKeyDigest: request.ownerKeyDigest,
     });
+    this.metrics.runStarted();
     try {
       const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
       const started = Date.now();
@@ -151,8 +157,17 @@ export class ChatApplicationUseCase {
         ctx.close();
       }
       await this.awaitInterruptedCalls(ctx);
-      if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
+      const stored = await this.persist(ctx, ending.terminal, started);
+      if (stored) ending.announce(stream);
       else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
+      // Counted as the client heard it: an end that could not be stored is the INTERNAL_ERROR it was told.
+      this.metrics.runFinished(
+        ctx.journal.intent,
+        stored || ending.end.outcome === 'CANCELLED'
+          ? ending.end
+          : { outcome: 'FAILED', reason: 'INTERNAL_ERROR' },
+        Date.now() - started,
+      );
     } finally {
       // Stored or not, this replica is done with the run; an unstored end is closed once its lease runs out.
       this.runs.releaseRun(runId);
@@ -203,6 +218,7 @@ export class ChatApplicationUseCase {
     return {
       terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
       announce: (out) => out.content('SYSTEM_ANSWER', { answer }, 'SUCCESS'),
+      end: SUCCESS,
     };
   }
 
@@ -249,6 +265,7 @@ export class ChatApplicationUseCase {
       return {
         terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: refusal },
         announce: (out) => out.content('FALLBACK', fallback, 'FALLBACK'),
+        end: { outcome: 'FALLBACK', reason: fallback.type },
       };
     }
     const { found: _found, ...checked } = answer;
@@ -266,6 +283,7 @@ export class ChatApplicationUseCase {
     return {
       terminal: { status: 'SUCCESS', releaseOutcome: 'SUCCESS' },
       announce: (out) => out.content('KNOWLEDGE_ANSWER', payload, 'SUCCESS'),
+      end: SUCCESS,
     };
   }
 
@@ -311,11 +329,13 @@ export class ChatApplicationUseCase {
           publishedResult: result.publishedResult,
         },
         announce: (out) => out.content('DIAGNOSIS_REPORT', result.report, 'SUCCESS'),
+        end: SUCCESS,
       };
     }
     return {
       terminal: { status: 'FALLBACK', releaseOutcome: 'FALLBACK', fallbackReason: result.fallbackReason },
       announce: (out) => out.content('FALLBACK', result.fallback, 'FALLBACK'),
+      end: { outcome: 'FALLBACK', reason: result.fallback.type },
     };
   }
 
@@ -328,6 +348,7 @@ export class ChatApplicationUseCase {
       return {
         terminal: { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' },
         announce: () => undefined,
+        end: { outcome: 'CANCELLED', reason: 'CLIENT_DISCONNECTED' },
       };
     }
     if (code === 'INTERNAL_ERROR') {
@@ -347,6 +368,7 @@ export class ChatApplicationUseCase {
     return {
       terminal: { status: 'FAILED', releaseOutcome: 'FAILED', errorCode },
       announce: (out) => out.failure(code, FAILURE_MESSAGES[code]),
+      end: { outcome: 'FAILED', reason: code },
     };
   }
 

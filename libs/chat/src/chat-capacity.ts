@@ -1,8 +1,10 @@
+import type { CapacityRejection } from '@app/metrics';
+
 /** The answer to a request for a chat slot. */
 export type Admission =
   | { granted: true; release: () => void }
   /** AT_CAPACITY: every slot and queue place is taken; KEY_SHARE_FULL: this key holds its share of the queue. */
-  | { granted: false; reason: 'AT_CAPACITY' | 'KEY_SHARE_FULL' };
+  | { granted: false; reason: CapacityRejection };
 
 interface Waiter {
   key: string;

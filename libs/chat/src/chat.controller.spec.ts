@@ -67,7 +67,7 @@ const CALLER = { keyDigest: 'a'.repeat(64), scopes: ['chat'] };
 
 function controllerFor(roles: Record<string, StubReply[]>, capacity = new ChatCapacity(1, 0)) {
   const kit = chatKit(roles);
-  return { kit, capacity, controller: new ChatController(kit.useCase, capacity, CONFIG) };
+  return { kit, capacity, controller: new ChatController(kit.useCase, capacity, CONFIG, kit.metrics) };
 }
 
 async function post(

@@ -2,6 +2,7 @@ import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
+import { ServiceMetrics } from '@app/metrics';
 import { describeDatabaseError } from '@app/trace';
 import { ChatCapacity } from './chat-capacity';
 import { ChatApplicationUseCase, UnknownSession } from './chat-application.use-case';
@@ -36,6 +37,7 @@ export class ChatController {
     private readonly useCase: ChatApplicationUseCase,
     private readonly capacity: ChatCapacity,
     @Inject(chatConfig.KEY) private readonly config: ChatConfig,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   @Post('chat')
@@ -88,6 +90,7 @@ export class ChatController {
     const admission = await this.capacity.acquire(caller.keyDigest, client.signal);
     if (!admission.granted) {
       if (client.signal.aborted) return;
+      this.metrics.capacityRejected(admission.reason);
       const retryAfter = String(this.config.retryAfterSeconds);
       if (admission.reason === 'KEY_SHARE_FULL') {
         res

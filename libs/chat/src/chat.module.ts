@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { GuardsModule, releaseConfig } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
+import { MetricsModule, ServiceMetrics } from '@app/metrics';
 import { toolsConfig, ToolsModule } from '@app/tools';
 import { TraceModule } from '@app/trace';
 import { ChatApplicationUseCase } from './chat-application.use-case';
@@ -22,14 +23,18 @@ import { IntentRouter } from './routing/intent-router';
     ToolsModule,
     GuardsModule,
     TraceModule,
+    MetricsModule,
   ],
   controllers: [ChatController],
   providers: [
     {
       provide: ChatCapacity,
-      inject: [chatConfig.KEY],
-      useFactory: (config: ChatConfig) =>
-        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey),
+      inject: [chatConfig.KEY, ServiceMetrics],
+      useFactory: (config: ChatConfig, metrics: ServiceMetrics) => {
+        const capacity = new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey);
+        metrics.observeCapacity(() => capacity.load);
+        return capacity;
+      },
     },
     ChatApplicationUseCase,
     IntentRouter,

@@ -7,3 +7,5 @@ export * from './chat-stream';
 export * from './payloads';
 export * from './trace-api';
 export * from './documents';
+export * from './runs';
+export * from './alerts';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
+import { MetricsModule, ServiceMetrics } from '@app/metrics';
 import { TraceModule } from '@app/trace';
 import { harnessConfig } from './config/harness.config';
 import { llmConfig, LlmConfig } from './config/llm.config';
@@ -12,6 +13,7 @@ import { CHAT_PROVIDER, createProviderChatModel } from './model/provider-chat-mo
 import { RedisHealthIndicator } from './redis/redis.health';
 import { RedisThrottlerStorage } from './redis/redis-throttler-storage';
 import { RedisLifecycle, redisProvider } from './redis/redis.provider';
+import { HARNESS_FAILURE_CODES } from './retry/failure-classification';
 import { HarnessRetryExecutor } from './retry/harness-retry-executor';
 import { BudgetAudit } from './run/budget-audit';
 import { RunContextFactory } from './run/run-context.factory';
@@ -37,6 +39,7 @@ const PUBLIC = [
     ConfigModule.forFeature(redisConfig),
     TerminusModule,
     TraceModule,
+    MetricsModule,
   ],
   providers: [
     redisProvider,
@@ -51,4 +54,9 @@ const PUBLIC = [
   ],
   exports: PUBLIC,
 })
-export class HarnessModule {}
+export class HarnessModule {
+  constructor(metrics: ServiceMetrics) {
+    // What a failed model step can be recorded under: the closed set its metric counts by.
+    metrics.declareModelErrorCodes(HARNESS_FAILURE_CODES);
+  }
+}

@@ -8,8 +8,7 @@ export { PINNED_SQL_MODE, pinConnection, pinPoolConnections } from './database/c
 export type { SessionPin } from './database/connection-pin';
 export { classifyDatabaseError, describeDatabaseError } from './database/database-errors';
 export type { DatabaseFailure } from './database/database-errors';
-export { INTENTS } from './entities/diagnosis-run.entity';
-export type { Intent, PublishedResult } from './entities/diagnosis-run.entity';
+export type { PublishedResult } from './entities/diagnosis-run.entity';
 export { RunRepository } from './repositories/run.repository';
 export type { DiagnosisRun, FinishRun } from './repositories/run.repository';
 export { AgentStepRepository } from './repositories/agent-step.repository';

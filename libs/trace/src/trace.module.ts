@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MetricsModule } from '@app/metrics';
 import { SessionsController } from './api/sessions.controller';
 import { TraceController } from './api/trace.controller';
 import { AuditCipher } from './audit/audit-cipher';
@@ -57,6 +58,7 @@ const REPOSITORIES = [
       }),
     }),
     TypeOrmModule.forFeature(TRACE_ENTITIES),
+    MetricsModule,
     ConfigModule.forFeature(traceConfig),
     ConfigModule.forFeature(databaseConfig),
   ],

@@ -8,7 +8,7 @@ import {
   RunContext,
   textOf,
 } from '@app/harness';
-import { Intent, INTENTS } from '@app/trace';
+import { Intent, INTENTS } from '@app/contracts';
 
 export interface RoutingInput {
   query: string;

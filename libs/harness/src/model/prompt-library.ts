@@ -1,17 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemMessage } from '@langchain/core/messages';
+import { MODEL_ROLES, ModelRole } from '@app/contracts';
 
-export const PROMPT_ROLES = [
-  'intent-router',
-  'system-chat',
-  'knowledge-answer',
-  'knowledge-guard',
-  'diagnosis-agent',
-  'evidence-repair',
-  'semantic-guard',
-] as const;
-export type PromptRole = (typeof PROMPT_ROLES)[number];
+/** The roles a prompt exists for: the wire contract's model roles, one `prompts/<role>.md` each. */
+export const PROMPT_ROLES = MODEL_ROLES;
+export type PromptRole = ModelRole;
 
 /**
  * The system prompt of each LLM role, read once from `prompts/<role>.md`. Each file must start with

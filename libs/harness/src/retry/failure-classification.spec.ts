@@ -6,7 +6,13 @@ import {
   RunCancelled,
   RunDeadlineExceeded,
 } from '../run/harness-errors';
-import { classifyFailure, errorOutcome, failureCode, runStopOf } from './failure-classification';
+import {
+  classifyFailure,
+  errorOutcome,
+  failureCode,
+  HARNESS_FAILURE_CODES,
+  runStopOf,
+} from './failure-classification';
 
 describe('the error → outcome table', () => {
   it.each([
@@ -77,5 +83,31 @@ describe('the error → outcome table', () => {
       operation: 'intent_router',
       lastCode: null,
     });
+  });
+});
+
+describe('HARNESS_FAILURE_CODES', () => {
+  it('lists each code once, the budget codes of every limit and the provider classes included', () => {
+    expect(new Set(HARNESS_FAILURE_CODES).size).toBe(HARNESS_FAILURE_CODES.length);
+    for (const code of [
+      'CANCELLED',
+      'BUDGET_MODEL_CALLS',
+      'BUDGET_RUN_TIME',
+      'MODEL_AUTH_FAILED',
+      'INTENT_OUT_OF_ENUM',
+      'INTERNAL_ERROR',
+    ])
+      expect(HARNESS_FAILURE_CODES).toContain(code);
+  });
+
+  it.each([
+    new RunCancelled(),
+    new RunDeadlineExceeded(),
+    new BudgetExhausted('TOOL_CALLS_PER_TOOL'),
+    new ModelCallFailed('TRANSPORT', 'MODEL_QUOTA_EXHAUSTED'),
+    new InvalidModelOutput('SEMANTIC_INVALID'),
+    new Error('anything else'),
+  ])('holds the code every error is recorded under (%s)', (error) => {
+    expect(HARNESS_FAILURE_CODES).toContain(failureCode(error));
   });
 });

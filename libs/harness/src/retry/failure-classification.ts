@@ -1,10 +1,14 @@
 import {
+  BUDGET_LIMITS,
   BudgetCode,
   BudgetExhausted,
   BudgetLimit,
+  FAILURE_KINDS,
   FailureKind,
+  INVALID_OUTPUT_CODES,
   ModelCallCode,
   ModelCallFailed,
+  PROVIDER_FAILURE_CODES,
   RetryExhausted,
   RunCancelled,
   RunDeadlineExceeded,
@@ -34,6 +38,25 @@ export type ErrorOutcome =
 
 /** Every code a failed step, attempt or run may be recorded under; closed, so a new one needs a mapping. */
 export type HarnessFailureCode = ErrorOutcome['code'];
+
+const RUN_STOPS = ['CANCELLED', 'DEADLINE_EXCEEDED'] as const satisfies readonly RunStop[];
+const ALL_FAILURE_CODES = [
+  ...RUN_STOPS,
+  ...BUDGET_LIMITS.map((limit): BudgetCode => `BUDGET_${limit}`),
+  ...PROVIDER_FAILURE_CODES,
+  ...INVALID_OUTPUT_CODES,
+  ...FAILURE_KINDS,
+  'INTERNAL_ERROR',
+] as const;
+/** A code HarnessFailureCode gains without a place in the list above does not compile. */
+const _everyFailureCodeListed: [Exclude<HarnessFailureCode, (typeof ALL_FAILURE_CODES)[number]>] extends [
+  never,
+]
+  ? true
+  : never = true;
+
+/** Every HarnessFailureCode, once each: the closed set a failed model step is counted under. */
+export const HARNESS_FAILURE_CODES: readonly HarnessFailureCode[] = [...new Set(ALL_FAILURE_CODES)];
 
 export function errorOutcome(error: unknown): ErrorOutcome {
   if (error instanceof RunCancelled) return { source: 'RUN_STOP', kind: 'CANCELLED', code: 'CANCELLED' };

@@ -1,4 +1,5 @@
-import type { Intent, RunJournal } from '@app/trace';
+import type { Intent } from '@app/contracts';
+import type { RunJournal } from '@app/trace';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
 import { RunLogger } from './run-logger';

@@ -48,6 +48,8 @@ export interface HarnessToolDefinition<
   countedList?: string;
   /** Only read-only tools may run; the boundary refuses anything else. */
   readOnly: true;
+  /** Every ToolFailure code `execute` may throw (beside the boundary's own): the tool's metric series. */
+  failureCodes: readonly string[];
   execute(args: Args, signal: AbortSignal, ctx: RunContext): Promise<Raw>;
   project(raw: Raw, args: Args): ToolProjection;
   /** Redacted, bounded argument summary for the durable tool_invocation row (no SQL or query text). */

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ServiceMetrics } from '@app/metrics';
 import type { AnyHarnessTool } from './harness-tool-definition';
+import { TOOL_ERROR_CODES } from './tool-boundary';
 
 /**
  * Every evidence tool of this process, registered by the module that builds it. Harness, guards and chat
@@ -10,9 +12,13 @@ import type { AnyHarnessTool } from './harness-tool-definition';
 export class ToolCatalog {
   private readonly tools = new Map<string, AnyHarnessTool>();
 
+  constructor(private readonly metrics: ServiceMetrics) {}
+
+  /** Adds a tool, and declares it with every code it can fail with to the metrics (its series start at 0). */
   register(definition: AnyHarnessTool): void {
     if (this.tools.has(definition.name)) throw new Error(`tool ${definition.name} is registered twice`);
     this.tools.set(definition.name, definition);
+    this.metrics.declareTool(definition.name, [...TOOL_ERROR_CODES, ...definition.failureCodes]);
   }
 
   /** Every tool the Diagnosis Agent may call, in registration order. */

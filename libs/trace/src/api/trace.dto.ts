@@ -11,8 +11,9 @@ import type {
   TimelineEvent,
   ToolInvocationView,
 } from '@app/contracts';
+import { INTENTS } from '@app/contracts';
 import { CONTENT_SOURCES } from '../entities/agent-reasoning-audit.entity';
-import { INTENTS, RUN_STATUSES } from '../entities/diagnosis-run.entity';
+import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
 import { TIMELINE_EVENTS, TIMELINE_PHASES } from '../repositories/run-journal';
 
 const NULLABLE_INT = { type: Number, nullable: true } as const;

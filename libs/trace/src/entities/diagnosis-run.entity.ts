@@ -1,11 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { Intent } from '@app/contracts';
 import { jsonTransformer, MILLIS, NOW_MILLIS } from './columns';
 
 export const RUN_STATUSES = ['RUNNING', 'SUCCESS', 'FALLBACK', 'FAILED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-
-export const INTENTS = ['SYSTEM_CHAT', 'KNOWLEDGE_QUERY', 'DIAGNOSIS'] as const;
-export type Intent = (typeof INTENTS)[number];
 
 /** What a later turn may learn of this run: built by code, never by an LLM. */
 export interface PublishedResult {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolConnection } from 'mysql2';
 import { DataSource } from 'typeorm';
+import { ServiceMetrics } from '@app/metrics';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { AuditCipher } from '../audit/audit-cipher';
 import { databaseConfig, DatabaseConfig } from '../config/database.config';
@@ -266,11 +267,15 @@ export class RunJournalRepository implements JournalStore {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AUDIT_CIPHER) private readonly cipher: AuditCipher,
     @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
-  /** A new, empty journal for the run; its writes are bounded by `deadlineAt` (epoch ms) plus the grace. */
+  /**
+   * A new, empty journal for the run, counting into the service's metrics; its writes are bounded by
+   * `deadlineAt` (epoch ms) plus the grace.
+   */
   open(runId: string, deadlineAt: number | null = null): RunJournal {
-    return new RunJournal(runId, this, deadlineAt);
+    return new RunJournal(runId, this, deadlineAt, this.metrics.run());
   }
 
   async write(runId: string, batch: JournalBatch, deadlineAt: number | null = null): Promise<void> {

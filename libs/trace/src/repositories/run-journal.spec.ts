@@ -173,3 +173,51 @@ describe('RunJournal', () => {
     expect(store.writes).toHaveLength(writes ? 1 : 0);
   });
 });
+
+describe('RunJournal with metrics', () => {
+  const AUDIT = { contentSource: 'UNAVAILABLE' as const, reasoningContent: null, assistantText: null };
+  const TOOL = {
+    toolCallId: 'call_1',
+    toolName: 'query_logs',
+    argSummary: null,
+    requestBytes: 10,
+    rawBytes: 0,
+    agentResultBytes: 0,
+    truncated: false,
+    startedAt: new Date(0),
+    durationMs: 250,
+  };
+
+  it('counts what it records: model steps, tool calls, the intent, and each phase once at the finish', async () => {
+    const calls: unknown[][] = [];
+    const metrics = {
+      modelCall: (...args: unknown[]) => calls.push(['model', ...args]),
+      toolCall: (...args: unknown[]) => calls.push(['tool', ...args]),
+      event: (...args: unknown[]) => calls.push(['event', args[0], typeof args[1], args[2]]),
+      finish: () => calls.push(['finish']),
+    };
+    const journal = new RunJournal('r-2', new MemoryStore(), null, metrics as never);
+    journal.event('RUN', 'RUN_STARTED');
+    journal.modelStep(STEP, AUDIT);
+    journal.modelStep(
+      { ...STEP, status: 'ERROR', errorCode: 'MODEL_TIMEOUT', inputTokens: 0, outputTokens: 0 },
+      AUDIT,
+    );
+    journal.event('ROUTING', 'MODEL_STEP', { duration_ms: 40 });
+    journal.setIntent('DIAGNOSIS');
+    journal.toolInvocation({ ...TOOL, status: 'READY', evidenceStatus: 'NO_EVIDENCE', errorCode: null });
+    journal.toolInvocation({ ...TOOL, status: 'ERROR', evidenceStatus: 'ERROR', errorCode: 'TOOL_TIMEOUT' });
+    journal.event('RELEASE', 'RELEASED');
+    expect(journal.intent).toBe('DIAGNOSIS');
+    await journal.finish(FINISH);
+    expect(calls).toEqual([
+      ['model', 'system-chat', null, expect.objectContaining({ inputTokens: 1, outputTokens: 1 }), 3],
+      ['model', 'system-chat', 'MODEL_TIMEOUT', expect.objectContaining({ inputTokens: 0 }), 3],
+      // RUN and RELEASE are instants: only the phases that take time reach the metrics.
+      ['event', 'ROUTING', 'number', 40],
+      ['tool', 'query_logs', 'NO_EVIDENCE', 250],
+      ['tool', 'query_logs', 'TOOL_TIMEOUT', 250],
+      ['finish'],
+    ]);
+  });
+});

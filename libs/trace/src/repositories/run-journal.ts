@@ -1,5 +1,6 @@
 import type { ContentSource } from '../entities/agent-reasoning-audit.entity';
-import type { Intent } from '../entities/diagnosis-run.entity';
+import type { Intent } from '@app/contracts';
+import type { RunMetrics, RunPhase } from '@app/metrics';
 import type { TraceDetails } from '../entities/diagnosis-trace-event.entity';
 import type { ToolInvocationEntity } from '../entities/tool-invocation.entity';
 import { boundDetails } from './bounded-details';
@@ -50,6 +51,18 @@ export const TIMELINE_EVENTS = {
   BUDGET: ['BUDGET_EXHAUSTED'],
 } as const satisfies Record<TimelinePhase, readonly string[]>;
 export type TimelineEvent<P extends TimelinePhase = TimelinePhase> = (typeof TIMELINE_EVENTS)[P][number];
+
+/** The phase each timeline phase's time counts to in the metrics; null for the instants. */
+const METRIC_PHASES: Record<TimelinePhase, RunPhase | null> = {
+  RUN: null,
+  ROUTING: 'ROUTING',
+  AGENT: 'AGENT',
+  TOOL: 'TOOL',
+  EVIDENCE: 'EVIDENCE',
+  SEMANTIC: 'SEMANTIC',
+  RELEASE: null,
+  BUDGET: null,
+};
 
 /** Bounded metadata of one model call (agent_step); the run is the journal's. */
 export interface ModelStepRecord {
@@ -119,7 +132,8 @@ export interface JournalStore {
  * the run): it never stands between the run and its terminal state. Rows recorded after `finish()` —
  * the last step of a model or tool call that a cancellation interrupted, which ends after the run did —
  * are written on their own at once, as each row was before journals. Owned by the run's RunContext;
- * never shared between runs.
+ * never shared between runs. What it records also goes to the run's metrics (when it has them), so the
+ * service's metrics count exactly what the trace holds.
  */
 export class RunJournal {
   private batch = emptyBatch();
@@ -128,36 +142,57 @@ export class RunJournal {
   private lateWriteScheduled = false;
   /** performance.now() of the oldest row not yet taken for a write. */
   private oldestPending: number | null = null;
+  private routedIntent: Intent | null = null;
 
   constructor(
     readonly runId: string,
     private readonly store: JournalStore,
     /** The run's deadline (epoch ms): its writes end near it, whatever the database does. */
     private readonly deadlineAt: number | null = null,
+    private readonly metrics: RunMetrics | null = null,
   ) {}
 
+  /** The intent routing decided, once it has. */
+  get intent(): Intent | null {
+    return this.routedIntent;
+  }
+
   event<P extends TimelinePhase>(phase: P, eventType: TimelineEvent<P>, details?: TraceDetails): void {
-    this.batch.events.push({
-      phase,
-      eventType,
-      details: boundDetails(details),
-      at: performance.now(),
-    } as JournalEvent);
+    const at = performance.now();
+    this.batch.events.push({ phase, eventType, details: boundDetails(details), at } as JournalEvent);
+    const metricPhase = METRIC_PHASES[phase];
+    if (metricPhase && this.metrics) {
+      const duration = details?.duration_ms;
+      this.metrics.event(metricPhase, at, typeof duration === 'number' ? duration : undefined);
+    }
     this.afterRecord();
   }
 
   modelStep(step: ModelStepRecord, audit: ReasoningAuditRecord): void {
     this.batch.steps.push({ step, audit });
+    this.metrics?.modelCall(
+      step.role,
+      // An ERROR without a code is counted as OTHER, and logged, by the metrics.
+      step.status === 'OK' ? null : (step.errorCode ?? ''),
+      step,
+      step.durationMs,
+    );
     this.afterRecord();
   }
 
   toolInvocation(invocation: ToolInvocationRecord): void {
     this.batch.invocations.push(invocation);
+    this.metrics?.toolCall(
+      invocation.toolName,
+      invocation.status === 'READY' ? invocation.evidenceStatus : (invocation.errorCode ?? ''),
+      invocation.durationMs,
+    );
     this.afterRecord();
   }
 
   setIntent(intent: Intent): void {
     this.batch.intent = intent;
+    this.routedIntent = intent;
     this.afterRecord();
   }
 
@@ -184,6 +219,7 @@ export class RunJournal {
   finish(finish: FinishRun): Promise<boolean> {
     if (this.finished) return Promise.reject(new Error('the run journal is already finished'));
     this.finished = true;
+    this.metrics?.finish();
     return this.serialise(() => this.store.finish(this.runId, this.take(), finish, this.deadlineAt));
   }
 
