@@ -92,7 +92,10 @@ export async function* readLineChunks(
   }
 }
 
-/** A chunk, with any line in it over the cap reported and left out (the chunk is split around it). */
+/**
+ * A chunk, with any line in it over the cap reported and left out (the chunk is split around it). It
+ * jumps from newline to newline at most the cap apart, so a chunk of short lines costs a few searches.
+ */
 function* linesOf(
   buffer: Buffer,
   start: number,
@@ -102,15 +105,18 @@ function* linesOf(
 ): Generator<LineChunk | LongLine> {
   let from = start;
   let at = start;
-  while (at < end) {
-    let newline = buffer.indexOf(10, at);
-    if (newline < 0 || newline >= end) newline = end;
-    if (newline - at > maxLineBytes) {
-      if (at > from) yield { kind: 'lines', bytes: buffer, start: from, end: at };
-      yield { kind: 'long', offset: offset + at };
-      from = newline + 1;
+  while (end - at > maxLineBytes) {
+    const newline = buffer.lastIndexOf(10, at + maxLineBytes);
+    if (newline >= at) {
+      at = newline + 1;
+      continue;
     }
-    at = newline + 1;
+    // No line break within the cap from `at`: the line starting there is too long.
+    if (at > from) yield { kind: 'lines', bytes: buffer, start: from, end: at };
+    yield { kind: 'long', offset: offset + at };
+    const next = buffer.indexOf(10, at);
+    at = next < 0 || next >= end ? end : next + 1;
+    from = at;
   }
   if (end > from) yield { kind: 'lines', bytes: buffer, start: from, end };
 }

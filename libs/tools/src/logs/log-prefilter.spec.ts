@@ -1,5 +1,5 @@
 import { formatById } from './formats';
-import { candidateLines, lowerLatin1, prefilterOf } from './log-prefilter';
+import { candidateLines, prefilterOf } from './log-prefilter';
 
 const lines = (
   text: string,
@@ -10,8 +10,9 @@ const lines = (
   const filter = prefilterOf(include, format, service);
   if (!filter) return null;
   const bytes = Buffer.from(text, 'utf8');
-  const lower = lowerLatin1(bytes, 0, bytes.length);
-  return candidateLines(lower, filter).map(([start, end]) => bytes.toString('utf8', start, end));
+  return candidateLines(bytes, 0, bytes.length, filter).map(([start, end]) =>
+    bytes.toString('utf8', start, end),
+  );
 };
 
 describe('prefilterOf', () => {

@@ -7,32 +7,32 @@ import type { LogFormatId } from './formats';
 const LEVEL_WORDS = 'error warn info debug';
 
 /**
- * Characters outside ASCII whose lower case is an ASCII letter (`İ` -> `i̇`, Kelvin `K` -> `k`), as UTF-8
- * bytes and as the JSON escapes some writers use: a line holding one is always examined.
+ * Characters outside ASCII whose lower case is an ASCII letter (`İ` -> `i̇`, the Kelvin sign -> `k`), as
+ * UTF-8 and as the JSON escapes writers use for them: a line holding one is always examined.
  */
-const CASE_FOLDING_INTO_ASCII = ['\u00c4\u00b0', '\u00e2\u0084\u00aa', '\\u0130', '\\u212a'].map((text) =>
-  text.toLowerCase(),
+const CASE_FOLDING_INTO_ASCII = ['\u0130', '\u212a', '\\u0130', '\\u212a', '\\u212A'].map((text) =>
+  Buffer.from(text, 'utf8'),
 );
 
 /** Per format, raw text that means a line's message is not written as text (journald's byte arrays). */
-const ENCODED_MESSAGE: Partial<Record<LogFormatId, string[]>> = {
-  'journald-json': ['"message":['],
+const ENCODED_MESSAGE: Partial<Record<LogFormatId, Buffer[]>> = {
+  'journald-json': [Buffer.from('"MESSAGE":[')],
 };
 
 /**
  * A byte-level test for the lines that can match a query's required terms, run before any parse. Each
- * required term's runs of ASCII letters, digits and `_` must all occur in the line (case-insensitive);
- * runs are used because JSON, logfmt and syslog escape punctuation and non-ASCII text, and a format joins
- * fields with its own separators, but none of them changes a run of ASCII letters or digits. A run the
- * record may get from elsewhere (the level word, the file's service) is not required. A line it rejects
- * cannot match, so it is not examined; it is never counted as unread.
+ * required term's runs of ASCII letters, digits and `_` must all occur in the line (ASCII
+ * case-insensitive); runs are used because JSON, logfmt and syslog escape punctuation and non-ASCII text,
+ * and a format joins fields with its own separators, but none of them changes a run of ASCII letters or
+ * digits. A run the record may get from elsewhere (the level word, the file's service) is not required.
+ * A line it rejects cannot match, so it is not examined; it is never counted as unread.
  */
 export interface LinePrefilter {
   /** The rarest-looking run (the longest), searched first over a whole chunk. */
   primary: string;
   others: string[];
-  /** Raw text (lower case) that makes a line always examined. */
-  always: string[];
+  /** Raw bytes that make a line always examined. */
+  always: Buffer[];
 }
 
 const RUN = /[a-z0-9_]+/g;
@@ -60,40 +60,48 @@ export function prefilterOf(
   return { primary, others, always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])] };
 }
 
-const hasAll = (line: string, filter: LinePrefilter) =>
-  line.includes(filter.primary) && filter.others.every((run) => line.includes(run));
-
 /**
- * The lines of `text` (one chunk of whole lines, lower-cased latin1: one character per byte, so string
- * offsets are byte offsets) that can match, as [start, end) without the line break.
+ * The lines of `bytes[start, end)` (whole lines) that can match, as [start, end) offsets into `bytes`
+ * without the line break. The bytes are read as latin1 (one character per byte, so string offsets are
+ * byte offsets) and searched with case-insensitive expressions, which fold ASCII letters only.
  */
-export function candidateLines(text: string, filter: LinePrefilter): [number, number][] {
+export function candidateLines(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  filter: LinePrefilter,
+): [number, number][] {
+  const text = bytes.toString('latin1', start, end);
+  const primary = new RegExp(filter.primary, 'gi');
+  const others = filter.others.map((run) => new RegExp(run, 'i'));
   const found: [number, number][] = [];
   const lineAround = (at: number): [number, number] => {
-    const start = text.lastIndexOf('\n', at) + 1;
+    const from = text.lastIndexOf('\n', at) + 1;
     const newline = text.indexOf('\n', at);
-    return [start, newline < 0 ? text.length : newline];
+    return [from, newline < 0 ? text.length : newline];
   };
-  if (filter.always.some((marker) => text.includes(marker))) {
+  const chunk = bytes.subarray(start, end);
+  if (filter.always.some((marker) => chunk.includes(marker))) {
     // Rare: test line by line, keeping every line with a marker.
-    for (let start = 0; start < text.length;) {
-      const [, end] = lineAround(start);
-      const line = text.slice(start, end);
-      if (hasAll(line, filter) || filter.always.some((marker) => line.includes(marker)))
-        found.push([start, end]);
-      start = end + 1;
+    const markers = filter.always.map((marker) => marker.toString('latin1'));
+    const one = new RegExp(filter.primary, 'i');
+    for (let from = 0; from < text.length;) {
+      const [, to] = lineAround(from);
+      const line = text.slice(from, to);
+      if (
+        (one.test(line) && others.every((run) => run.test(line))) ||
+        markers.some((marker) => line.includes(marker))
+      )
+        found.push([start + from, start + to]);
+      from = to + 1;
     }
     return found;
   }
-  for (let at = text.indexOf(filter.primary); at >= 0;) {
-    const [start, end] = lineAround(at);
-    if (filter.others.every((run) => text.slice(start, end).includes(run))) found.push([start, end]);
-    at = end + 1 < text.length ? text.indexOf(filter.primary, end + 1) : -1;
+  for (let hit = primary.exec(text); hit; hit = primary.exec(text)) {
+    const [from, to] = lineAround(hit.index);
+    const line = others.length > 0 ? text.slice(from, to) : '';
+    if (others.every((run) => run.test(line))) found.push([start + from, start + to]);
+    primary.lastIndex = to + 1;
   }
   return found;
-}
-
-/** A chunk's bytes as the text `candidateLines` reads. */
-export function lowerLatin1(bytes: Buffer, start: number, end: number): string {
-  return bytes.toString('latin1', start, end).toLowerCase();
 }

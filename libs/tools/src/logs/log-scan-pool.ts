@@ -114,6 +114,8 @@ export class LogScanPool implements LogScanner {
       if (!slot) return;
       const job = this.queue.shift()!;
       slot.job = job;
+      // A busy worker keeps the process alive until its answer; an idle one does not.
+      slot.worker.ref();
       slot.worker.postMessage({ id: job.id, task: job.task, cancel: job.cancel });
     }
   }
@@ -124,6 +126,7 @@ export class LogScanPool implements LogScanner {
     slot.worker.on('message', (reply: { id: number; outcome?: ScanOutcome; error?: string }) => {
       const job = slot.job;
       slot.job = null;
+      slot.worker.unref();
       if (job && job.id === reply.id && !job.signal.aborted) {
         if (reply.outcome) this.settle(job, undefined, reply.outcome);
         else this.settle(job, new Error(`log scan failed: ${reply.error ?? 'unknown'}`));

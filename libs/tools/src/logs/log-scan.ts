@@ -1,7 +1,7 @@
 import { formatById, LogFormatId, LogRecord, ParseContext, RecordReader } from './formats';
 import { readLineChunks, lineBounds } from './log-line-reader';
 import { LogFilters, LogQueryTerms, matchesLogQuery } from './log-match';
-import { candidateLines, lowerLatin1, prefilterOf } from './log-prefilter';
+import { candidateLines, prefilterOf } from './log-prefilter';
 import { byteRangeOf, timeIndexOf } from './log-time-index';
 import type { LogEvent, LogFileCoverage } from './log-source.port';
 import { LogFileProblem, reasonOf } from './log-files';
@@ -126,9 +126,8 @@ async function scanFile(
     }
     const { bytes, start, end } = chunk;
     if (prefilter) {
-      for (const [from, to] of candidateLines(lowerLatin1(bytes, start, end), prefilter)) {
-        const stop = to > from && bytes[start + to - 1] === 13 ? to - 1 : to;
-        feed(bytes.toString('utf8', start + from, start + stop));
+      for (const [from, to] of candidateLines(bytes, start, end, prefilter)) {
+        feed(bytes.toString('utf8', from, to > from && bytes[to - 1] === 13 ? to - 1 : to));
       }
     } else {
       for (const [from, to] of lineBounds(bytes, start, end)) feed(bytes.toString('utf8', from, to));
