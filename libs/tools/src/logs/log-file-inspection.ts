@@ -102,6 +102,10 @@ export async function inspectLogFile(
   };
   reading: for await (const chunk of readLineChunks(plan.path, { maxLineBytes })) {
     if (chunk.kind === 'long') {
+      if (maxLines !== undefined && report.lines >= maxLines) {
+        report.sampled = true;
+        break;
+      }
       number += 1;
       report.lines += 1;
       unreadable('LINE_TOO_LONG');
