@@ -21,8 +21,9 @@ writeFileSync(
         msg: `HikariPool-1 - Connection is not available, request timed out after 30000ms (req ${i})`,
       }),
     ),
-    // an unreadable line among the window's records: the released report must say so
-    'not json',
+    // an unreadable line that could hold the query's terms (a record cut short) among the window's
+    // records: the released report must say so (lines that cannot match are not examined at all)
+    '{"@timestamp":"2026-11-20T10:17:00Z","severity":"error","app":"order-service","msg":"HikariPool-1 - Conn',
     // outside the replayed 30-minute window
     JSON.stringify({
       '@timestamp': '2026-11-20T09:00:00Z',

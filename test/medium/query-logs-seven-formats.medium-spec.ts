@@ -48,7 +48,11 @@ describe('query_logs over seven formats in one logs directory', () => {
     return logs.jsonl;
   };
   const tool = () =>
-    queryLogsTool(new FileLogSource(config()), queryLogsConfig(), () => new Date('2026-12-05T02:30:00Z'));
+    queryLogsTool(
+      new FileLogSource({ ...config(), maxRawBytes: 960 * 1024 }),
+      queryLogsConfig(),
+      () => new Date('2026-12-05T02:30:00Z'),
+    );
   const search = async (args: Record<string, unknown>) => {
     const definition = tool();
     const parsed = definition.schema.parse({ lookback_minutes: 60, ...args });
@@ -138,7 +142,7 @@ describe('query_logs over seven formats in one logs directory', () => {
       ['2026-12-05T02:15:03.500Z', 'ERROR', 'payment-db-proxy'],
     ]);
     const definition = queryLogsTool(
-      new FileLogSource(config()),
+      new FileLogSource({ ...config(), maxRawBytes: 960 * 1024 }),
       queryLogsConfig(),
       () => new Date('2026-12-06T08:00:00Z'),
     );

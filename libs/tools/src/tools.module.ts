@@ -1,7 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { MulterModule } from '@nestjs/platform-express';
-import { HarnessModule } from '@app/harness';
+import { HarnessConfig, harnessConfig, HarnessModule } from '@app/harness';
 import { KnowledgeRepository, TraceModule } from '@app/trace';
 import { toolsConfig, ToolsConfig } from './config/tools.config';
 import { DocumentsController } from './documents/documents.controller';
@@ -13,7 +13,9 @@ import { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 import { lookupKnowledgeConfig } from './knowledge/lookup-knowledge.config';
 import { PyRagKnowledgeSearch } from './knowledge/pyrag-knowledge-search';
 import { LogSourcePort } from './logs/log-source.port';
-import { FileLogSource, FileLogSourceConfig } from './logs/file-log-source';
+import { FileLogSource, rawBytesOf } from './logs/file-log-source';
+import type { LogDirectoryConfig } from './logs/log-files';
+import { LogScanPool } from './logs/log-scan-pool';
 import { describeLogFile, inspectLogDirectory, logFileWarning } from './logs/log-file-inspection';
 import { MockLogSource } from './logs/mock-log-source';
 import { queryLogsConfig } from './logs/query-logs.config';
@@ -29,10 +31,14 @@ const STARTUP_SAMPLE_LINES = 200;
  * time range, unreadable share), a warning naming each file that cannot be read (path, reason) or holds
  * unreadable lines, so an export in an unexpected format never only answers "nothing in the logs".
  */
-async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
+async function describeLogFiles(config: LogDirectoryConfig & { maxLineBytes: number }): Promise<void> {
   const logger = new Logger('FileLogSource');
   try {
-    const { reports, problems } = await inspectLogDirectory(config, STARTUP_SAMPLE_LINES);
+    const { reports, problems } = await inspectLogDirectory(
+      config,
+      STARTUP_SAMPLE_LINES,
+      config.maxLineBytes,
+    );
     if (reports.length === 0)
       logger.warn(`no readable log file in ${config.directory}: query_logs finds nothing`);
     for (const report of reports) {
@@ -53,6 +59,7 @@ async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
 @Module({
   imports: [
     ConfigModule.forFeature(toolsConfig),
+    ConfigModule.forFeature(harnessConfig),
     ConfigModule.forFeature(lookupKnowledgeConfig),
     ConfigModule.forFeature(queryLogsConfig),
     ConfigModule.forFeature(queryMysqlConfig),
@@ -79,13 +86,16 @@ async function describeLogFiles(config: FileLogSourceConfig): Promise<void> {
     },
     {
       provide: LogSourcePort,
-      inject: [toolsConfig.KEY],
-      useFactory: (config: ToolsConfig): LogSourcePort | null => {
+      inject: [toolsConfig.KEY, harnessConfig.KEY],
+      useFactory: (config: ToolsConfig, harness: HarnessConfig): LogSourcePort | null => {
         const logs = config.logs;
         switch (logs.backend) {
           case 'jsonl':
             void describeLogFiles(logs.jsonl);
-            return new FileLogSource(logs.jsonl);
+            return new FileLogSource(
+              { ...logs.jsonl, maxRawBytes: rawBytesOf(harness.evidence) },
+              new LogScanPool(logs.jsonl.scanWorkers),
+            );
           case 'mock':
             if (logs.warnMockOutsideDemo) {
               new Logger('ToolsModule').warn(

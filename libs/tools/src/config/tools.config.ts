@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigType, registerAs } from '@nestjs/config';
 import {
@@ -18,6 +19,8 @@ import { DatabaseEnv } from '@app/trace';
 import type { FileLogSourceConfig } from '../logs/file-log-source';
 import { isValidTimeZone } from '../logs/formats';
 import { LogFileRule, parseFileRules, parseTopicGlobs } from '../logs/log-files';
+import { DEFAULT_MAX_LINE_BYTES } from '../logs/log-line-reader';
+import { defaultScanWorkers } from '../logs/log-scan-pool';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
 export class ToolsEnv {
@@ -55,15 +58,23 @@ export class ToolsEnv {
   @IsOptional() @IsString() LOGS_JSONL_MESSAGE_FIELD?: string;
   /** A fixed "now" for the time window, to replay an exported incident; unset = the real clock. */
   @IsOptional() @IsISO8601({ strict: true }) LOGS_JSONL_NOW?: string;
+  /** At most this many matches per query_logs result; the evidence record's size may stop it sooner. */
   @IsInt() @Min(1) @Max(1_000_000) LOGS_JSONL_MAX_MATCHES: number = 20_000;
+  /** Log lines longer than this are skipped, counted and named, never read into memory whole. */
+  @IsInt() @Min(4096) @Max(256 * 1024 * 1024) LOGS_MAX_LINE_BYTES: number = DEFAULT_MAX_LINE_BYTES;
+  /** Worker threads scanning log files (default two, one on a one-core machine). */
+  @IsOptional() @IsInt() @Min(1) @Max(32) LOGS_SCAN_WORKERS?: number;
 
   /** Read here only to warn that MOCK logs are on outside the demo. */
   @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
 }
 
+/** The FILE source's settings from the environment; the evidence byte budget comes from the harness. */
+export type FileLogsEnvConfig = Omit<FileLogSourceConfig, 'maxRawBytes'> & { scanWorkers: number };
+
 export type LogsConfig =
   | { backend: 'none' | 'mock'; warnMockOutsideDemo: boolean }
-  | { backend: 'jsonl'; jsonl: FileLogSourceConfig; now: Date | null };
+  | { backend: 'jsonl'; jsonl: FileLogsEnvConfig; now: Date | null };
 
 const RETIRED_FIELD_KEYS = [
   ['LOGS_JSONL_TIMESTAMP_FIELD', 'timestamp_field'],
@@ -118,7 +129,14 @@ export function logsConfigOf(env: ToolsEnv): LogsConfig {
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return {
     backend: 'jsonl',
-    jsonl: { directory, rules, timeZone: env.LOGS_TIME_ZONE, maxMatches: env.LOGS_JSONL_MAX_MATCHES },
+    jsonl: {
+      directory,
+      rules,
+      timeZone: env.LOGS_TIME_ZONE,
+      maxMatches: env.LOGS_JSONL_MAX_MATCHES,
+      maxLineBytes: env.LOGS_MAX_LINE_BYTES,
+      scanWorkers: env.LOGS_SCAN_WORKERS ?? defaultScanWorkers(availableParallelism()),
+    },
     now: env.LOGS_JSONL_NOW ? new Date(env.LOGS_JSONL_NOW) : null,
   };
 }

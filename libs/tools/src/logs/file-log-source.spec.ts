@@ -39,6 +39,8 @@ describe('FileLogSource', () => {
       rules: parseFileRules('locked.log: topic=APPLICATION'),
       timeZone,
       maxMatches: 100,
+      maxRawBytes: 960 * 1024,
+      maxLineBytes: 64 * 1024,
     });
   const window = { startTime: at('2026-12-05T02:00:00Z'), endTime: at('2026-12-05T02:30:00Z') };
 

@@ -1,94 +1,57 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { ToolFailure } from '@app/harness';
-import { LogRecord, RecordReader } from './formats';
 import { LogDirectoryConfig, LogFilePlan, LogFileProblem, planLogDirectory, reasonOf } from './log-files';
-import { LogQueryTerms, LogFilters, matchesLogQuery, parseLogQuery } from './log-match';
-import { LogEvent, LogFileCoverage, LogQuery, LogRawResponse, LogSourcePort } from './log-source.port';
+import { parseLogQuery } from './log-match';
+import { InlineLogScanner, LogScanner } from './log-scan-pool';
+import type { ScanFile } from './log-scan';
+import { LogQuery, LogRawResponse, LogSourcePort } from './log-source.port';
 import type { QueryLogsFailureCode } from './query-logs.codes';
 
 export interface FileLogSourceConfig extends LogDirectoryConfig {
-  /** More matching events than this in one query is a Tool ERROR asking for a narrower query. */
+  /** At most this many matching events in one result; the scan stops at the first one over. */
   maxMatches: number;
+  /**
+   * Bytes of the evidence record this source's raw result may fill: the record limit less the agent
+   * result and the call's own fields. The match byte budget is what is left after the file lists.
+   */
+  maxRawBytes: number;
+  /** Lines longer than this are skipped, counted and named (LOGS_MAX_LINE_BYTES). */
+  maxLineBytes: number;
 }
 
-type Match = LogEvent & { at: number };
+/** Room kept per file for its coverage entry beside its name (format, times, counts). */
+const FILE_ENTRY_BYTES = 200;
+/** Room kept for an invocation record's own fields (ids, args, times, status). */
+const CALL_FIELDS_BYTES = 8192;
+/** Room kept for the query, filters, window, counts and match-limit block of a raw result. */
+const SCOPE_BYTES = 4096;
 
-/** One file's search: its matches, its time range, and unreadable lines counted at the records around them. */
-export async function searchFile(
-  plan: LogFilePlan,
-  window: { from: number; to: number },
-  terms: LogQueryTerms,
-  filters: LogFilters,
-  onMatch: (match: Match) => void,
-  signal: AbortSignal,
-): Promise<LogFileCoverage> {
-  const reader = new RecordReader(plan.format, plan.context);
-  let min = Infinity;
-  let max = -Infinity;
-  let unreadable = 0;
-  // Unreadable lines before the first record are counted at that record's time.
-  let leading = 0;
-  const inWindow = (at: number) => at >= window.from && at <= window.to;
-  const take = (record: LogRecord) => {
-    min = Math.min(min, record.at);
-    max = Math.max(max, record.at);
-    if (leading > 0) {
-      if (inWindow(record.at)) unreadable += leading;
-      leading = 0;
-    }
-    if (!inWindow(record.at)) return;
-    const service = record.service ?? plan.service ?? 'unknown';
-    const event = { service, level: record.level, message: record.message, fields: record.fields };
-    if (!matchesLogQuery(event, terms, filters)) return;
-    onMatch({
-      at: record.at,
-      timestamp: new Date(record.at).toISOString(),
-      level: record.level,
-      service,
-      message: record.message,
-    });
-  };
-  const stream = createReadStream(plan.path, { encoding: 'utf8' });
-  const stop = () => stream.destroy();
-  signal.addEventListener('abort', stop, { once: true });
-  try {
-    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-      if (line.trim() === '') continue;
-      for (const step of reader.push(line)) {
-        if (step.kind === 'record') take(step.record);
-        else if (step.kind === 'unreadable') {
-          const at = reader.lastAt;
-          if (Number.isNaN(at)) leading += 1;
-          else if (inWindow(at)) unreadable += 1;
-        }
-      }
-    }
-    for (const step of reader.end()) if (step.kind === 'record') take(step.record);
-  } finally {
-    signal.removeEventListener('abort', stop);
-    stream.destroy();
-  }
-  signal.throwIfAborted();
-  // Unreadable lines with no readable record at all: the whole file is unread, and it may cover the window.
-  if (leading > 0) unreadable += leading;
-  return {
-    file: plan.file,
-    format: plan.format.id,
-    from: Number.isFinite(min) ? new Date(min).toISOString() : null,
-    to: Number.isFinite(max) ? new Date(max).toISOString() : null,
-    unreadable_lines: unreadable,
-  };
+/** What the evidence record leaves a log source's raw result: less the agent result and the call's fields. */
+export function rawBytesOf(evidence: { maxRecordBytes: number; maxAgentResultBytes: number }): number {
+  return evidence.maxRecordBytes - evidence.maxAgentResultBytes - CALL_FIELDS_BYTES;
 }
+
+const scanFileOf = (plan: LogFilePlan): ScanFile => ({
+  file: plan.file,
+  path: plan.path,
+  format: plan.format.id,
+  service: plan.service,
+  context: plan.context,
+  size: plan.size,
+  modified: plan.modified,
+});
 
 /**
  * The FILE log source: every file of one directory, each read with its own format (detected, or named by
- * a rule) and topic. Files are streamed line by line (never read whole), so a gigabyte file costs memory
- * only for its matches. A file that cannot be read fails only itself: it is named with its reason in the
- * result and the readable files are still searched.
+ * a rule) and topic. The directory is listed and planned here; the scan runs in the scanner (the worker
+ * pool in the service): only the part of a time-ordered file that holds the window is read, and only
+ * lines that can hold the query's terms are parsed. A file that cannot be read fails only itself: it is
+ * named with its reason in the result and the readable files are still searched.
  */
 export class FileLogSource extends LogSourcePort {
-  constructor(private readonly config: FileLogSourceConfig) {
+  constructor(
+    private readonly config: FileLogSourceConfig,
+    private readonly scanner: LogScanner = new InlineLogScanner(),
+  ) {
     super();
   }
 
@@ -102,31 +65,28 @@ export class FileLogSource extends LogSourcePort {
         `The logs directory cannot be read: ${reasonOf(error)}.`,
       );
     }
-    const window = { from: query.startTime.getTime(), to: query.endTime.getTime() };
-    const terms = parseLogQuery(query.query);
+    signal.throwIfAborted();
     const filters = query.filters ?? {};
-    const problems = [...planned.problems];
-    const files: LogFileCoverage[] = [];
-    const matches: Match[] = [];
-    const onMatch = (match: Match) => {
-      matches.push(match);
-      if (matches.length > this.config.maxMatches) {
-        throw new ToolFailure<QueryLogsFailureCode>(
-          'LOG_TOO_MANY_MATCHES',
-          `More than ${this.config.maxMatches} log events match; narrow the query, add filters or shorten the window.`,
-        );
-      }
-    };
-    for (const plan of planned.plans.filter((candidate) => candidate.topic === query.topic)) {
-      signal.throwIfAborted();
-      try {
-        files.push(await searchFile(plan, window, terms, filters, onMatch, signal));
-      } catch (error) {
-        if (error instanceof ToolFailure || signal.aborted) throw error;
-        problems.push({ file: plan.file, reason: reasonOf(error) });
-      }
-    }
-    matches.sort((a, b) => a.at - b.at);
+    const plans = planned.plans.filter((candidate) => candidate.topic === query.topic);
+    // The raw result's other parts: each file's coverage entry, the unreadable files, the scope.
+    const listed =
+      plans.reduce((sum, plan) => sum + Buffer.byteLength(JSON.stringify(plan.file)) + FILE_ENTRY_BYTES, 0) +
+      Buffer.byteLength(JSON.stringify(planned.problems));
+    const maxMatchBytes = this.config.maxRawBytes - listed - SCOPE_BYTES;
+    const outcome = await this.scanner.scan(
+      {
+        files: plans.map(scanFileOf),
+        window: { from: query.startTime.getTime(), to: query.endTime.getTime() },
+        terms: parseLogQuery(query.query),
+        filters,
+        maxLineBytes: this.config.maxLineBytes,
+        maxMatches: this.config.maxMatches,
+        maxMatchBytes,
+      },
+      signal,
+    );
+    const files = [...outcome.files].sort((a, b) => a.file.localeCompare(b.file));
+    const matches = outcome.matches.sort((a, b) => a.at - b.at);
     return {
       source_kind: 'FILE',
       topic: query.topic,
@@ -137,7 +97,12 @@ export class FileLogSource extends LogSourcePort {
       events: matches.map(({ at: _at, ...event }) => event),
       unreadable_lines: files.reduce((sum, file) => sum + file.unreadable_lines, 0),
       files,
-      unreadable_files: problems,
+      unreadable_files: [...planned.problems, ...outcome.problems],
+      ...(outcome.limit ? { match_limit: outcome.limit } : {}),
     };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.scanner.close();
   }
 }

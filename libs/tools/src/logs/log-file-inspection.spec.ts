@@ -52,4 +52,29 @@ describe('inspectLogDirectory / logFileWarning', () => {
       'app-good.jsonl: json, topic APPLICATION, services app-good, 2026-12-03T13:27:07.624Z .. 2026-12-03T13:27:07.624Z (zone-less times read as UTC), 1 records from 1 lines, unreadable 0 (0%)',
     );
   });
+
+  it('counts a line over the cap as LINE_TOO_LONG at its line number, never reading it whole', async () => {
+    const long = mkdtempSync(join(tmpdir(), 'log-inspect-long-'));
+    try {
+      const line = (n: number) => JSON.stringify({ ts: 1796304427 + n, msg: `ok ${n}` });
+      writeFileSync(
+        join(long, 'app.jsonl'),
+        [line(1), `{"msg":"${'x'.repeat(3 * 1024 * 1024)}"}`, line(2)].join('\n'),
+      );
+      const { reports } = await inspectLogDirectory(
+        { directory: long, rules: [], timeZone: 'UTC' },
+        undefined,
+        64 * 1024,
+      );
+      expect(reports[0]).toMatchObject({
+        lines: 3,
+        records: 2,
+        unreadable: { LINE_TOO_LONG: 1 },
+        unreadableLines: 1,
+        firstUnreadableLine: 2,
+      });
+    } finally {
+      rmSync(long, { recursive: true, force: true });
+    }
+  });
 });

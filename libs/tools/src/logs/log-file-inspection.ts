@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { LogRecord, RecordReader, UnreadableReason } from './formats';
 import { LogDirectoryConfig, LogFilePlan, LogFileProblem, planLogDirectory } from './log-files';
+import { DEFAULT_MAX_LINE_BYTES, readLineChunks, lineBounds } from './log-line-reader';
 import { LogEvent, LogTopic } from './log-source.port';
 
 /** What one file holds as the FILE log source reads it (logs-check, doctor and the start-up log list it). */
@@ -34,8 +33,15 @@ export interface LogFileReport {
   sampled: boolean;
 }
 
-/** Reads a planned file (at most `maxLines` non-empty lines when given) and counts what it understood. */
-export async function inspectLogFile(plan: LogFilePlan, maxLines?: number): Promise<LogFileReport> {
+/**
+ * Reads a planned file (at most `maxLines` non-empty lines when given) and counts what it understood;
+ * lines over `maxLineBytes` are skipped and counted unreadable (LINE_TOO_LONG), never read whole.
+ */
+export async function inspectLogFile(
+  plan: LogFilePlan,
+  maxLines?: number,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): Promise<LogFileReport> {
   const report: LogFileReport = {
     file: plan.file,
     format: plan.format.id,
@@ -74,30 +80,42 @@ export async function inspectLogFile(plan: LogFilePlan, maxLines?: number): Prom
   };
   const reader = new RecordReader(plan.format, plan.context);
   let number = 0;
-  const stream = createReadStream(plan.path, { encoding: 'utf8' });
-  try {
-    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-      number += 1;
-      if (line.trim() === '') continue;
+  const unreadable = (reason: UnreadableReason) => {
+    report.unreadable[reason] = (report.unreadable[reason] ?? 0) + 1;
+    report.unreadableLines += 1;
+    report.firstUnreadableLine ??= number;
+  };
+  const read = (line: string): boolean => {
+    number += 1;
+    if (line.trim() === '') return true;
+    if (maxLines !== undefined && report.lines >= maxLines) {
+      report.sampled = true;
+      return false;
+    }
+    report.lines += 1;
+    for (const step of reader.push(line)) {
+      if (step.kind === 'record') take(step.record);
+      else if (step.kind === 'joined') report.joined += 1;
+      else unreadable(step.reason);
+    }
+    return true;
+  };
+  reading: for await (const chunk of readLineChunks(plan.path, { maxLineBytes })) {
+    if (chunk.kind === 'long') {
       if (maxLines !== undefined && report.lines >= maxLines) {
         report.sampled = true;
         break;
       }
+      number += 1;
       report.lines += 1;
-      for (const step of reader.push(line)) {
-        if (step.kind === 'record') take(step.record);
-        else if (step.kind === 'joined') report.joined += 1;
-        else {
-          report.unreadable[step.reason] = (report.unreadable[step.reason] ?? 0) + 1;
-          report.unreadableLines += 1;
-          report.firstUnreadableLine ??= number;
-        }
-      }
+      unreadable('LINE_TOO_LONG');
+      continue;
     }
-    for (const step of reader.end()) if (step.kind === 'record') take(step.record);
-  } finally {
-    stream.destroy();
+    for (const [start, end] of lineBounds(chunk.bytes, chunk.start, chunk.end)) {
+      if (!read(chunk.bytes.toString('utf8', start, end))) break reading;
+    }
   }
+  for (const step of reader.end()) if (step.kind === 'record') take(step.record);
   report.services = Object.fromEntries([...services].sort((a, b) => b[1] - a[1]).slice(0, 10));
   if (report.records > 0) {
     report.from = new Date(min).toISOString();
@@ -110,12 +128,13 @@ export async function inspectLogFile(plan: LogFilePlan, maxLines?: number): Prom
 export async function inspectLogDirectory(
   config: LogDirectoryConfig,
   maxLines?: number,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
 ): Promise<{ reports: LogFileReport[]; problems: LogFileProblem[] }> {
   const { plans, problems } = await planLogDirectory(config);
   const reports: LogFileReport[] = [];
   for (const plan of plans) {
     try {
-      reports.push(await inspectLogFile(plan, maxLines));
+      reports.push(await inspectLogFile(plan, maxLines, maxLineBytes));
     } catch (error) {
       problems.push({
         file: plan.file,

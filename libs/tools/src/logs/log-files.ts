@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import * as logfmt from 'logfmt';
 import {
   DEFAULT_JSON_FIELDS,
@@ -14,6 +12,7 @@ import {
   LogFormatId,
   ParseContext,
 } from './formats';
+import { readTextLines } from './log-line-reader';
 import { LOG_TOPICS, LogTopic } from './log-source.port';
 
 /** One `LOGS_FILE_RULES` entry: what files matching `glob` are, where detection or names would guess. */
@@ -285,14 +284,9 @@ const SAMPLE_BYTES = 256 * 1024;
 
 async function sampleOf(path: string): Promise<string[]> {
   const lines: string[] = [];
-  const stream = createReadStream(path, { encoding: 'utf8', end: SAMPLE_BYTES - 1 });
-  try {
-    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-      if (line.trim() !== '') lines.push(line);
-      if (lines.length >= SAMPLE_LINES) break;
-    }
-  } finally {
-    stream.destroy();
+  for await (const line of readTextLines(path, { to: SAMPLE_BYTES, maxLineBytes: SAMPLE_BYTES })) {
+    if (line.trim() !== '') lines.push(line);
+    if (lines.length >= SAMPLE_LINES) break;
   }
   return lines;
 }

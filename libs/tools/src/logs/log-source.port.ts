@@ -27,6 +27,8 @@ export interface LogFileCoverage {
   to: string | null;
   /** Lines of this file in the searched window (by the records around them) that could not be read. */
   unreadable_lines: number;
+  /** Of those, lines longer than the line cap (LOGS_MAX_LINE_BYTES), skipped unread. */
+  long_lines?: number;
 }
 
 /** What a log source returns: every matching event in scope, time-ordered. */
@@ -44,6 +46,13 @@ export interface LogRawResponse {
   files?: LogFileCoverage[];
   /** FILE only: files of the logs directory that could not be read (path and reason); they fail only themselves. */
   unreadable_files?: { file: string; reason: string }[];
+  /** FILE only: the match limit was reached and the scan stopped early (events are the matches so far). */
+  match_limit?: {
+    by: 'MATCHES' | 'EVIDENCE_BYTES';
+    matches: number;
+    scanned_to: string;
+    files_not_scanned: number;
+  };
 }
 
 /**

@@ -129,6 +129,23 @@ function fileScopeOf(raw: LogRawResponse): Record<string, unknown> {
     unreadable_files: unreadableFiles.length,
   };
   const notes: string[] = [];
+  const long = raw.files
+    .filter((file) => (file.long_lines ?? 0) > 0)
+    .map((file) => ({ file: file.file, count: file.long_lines! }));
+  if (raw.match_limit) {
+    const limit = raw.match_limit;
+    notes.push(
+      `The scan stopped at ${limit.matches} matches (${limit.by === 'MATCHES' ? 'the match limit' : 'what the evidence record holds'}): ` +
+        `the window was searched from ${raw.start_time} to ${limit.scanned_to} only` +
+        `${limit.files_not_scanned > 0 ? ` and ${limit.files_not_scanned} file(s) were not reached` : ''}; totals count the matches so far. ` +
+        'Narrow the query, add filters or shorten the window to see the rest.',
+    );
+  }
+  if (long.length > 0) {
+    notes.push(
+      `${long.reduce((sum, entry) => sum + entry.count, 0)} line(s) longer than the line limit were skipped unread (see long_lines); they count as unreadable.`,
+    );
+  }
   if (unreadableLines > 0) {
     const lines = unreadableLines === 1 ? '1 line' : `${unreadableLines} lines`;
     notes.push(
@@ -159,6 +176,8 @@ function fileScopeOf(raw: LogRawResponse): Record<string, unknown> {
       .map((file) => ({ file: file.file, format: file.format, from: file.from, to: file.to })),
     ...(unreadableFiles.length > 0 ? { unreadable_files: unreadableFiles.slice(0, MAX_FILES) } : {}),
     unreadable_lines: unreadableLines,
+    ...(long.length > 0 ? { long_lines: long.slice(0, MAX_FILES) } : {}),
+    ...(raw.match_limit ? { match_limit: raw.match_limit } : {}),
     completeness,
     ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
   };
@@ -202,6 +221,7 @@ export function projectLogs(raw: LogRawResponse, limits: LogProjectionLimits): T
     message: clip(redactText(event.message), limits.maxMessageChars).text,
   }));
   truncated ||=
+    raw.match_limit !== undefined ||
     events.length < raw.events.length ||
     raw.events.some((event) => event.message.length > limits.maxMessageChars);
 

@@ -65,6 +65,7 @@ export const UNREADABLE_REASONS = [
   'NO_MESSAGE',
   'ORPHAN_CONTINUATION',
   'EVENT_TOO_LONG',
+  'LINE_TOO_LONG',
 ] as const;
 export type UnreadableReason = (typeof UNREADABLE_REASONS)[number];
 
