@@ -172,10 +172,10 @@ describe('ServiceMetrics', () => {
   });
 
   it('starts a declared tool at 0 for each of its results; an undeclared tool or code counts as OTHER', async () => {
-    metrics.declareTool('query_logs', ['TOOL_TIMEOUT', 'LOG_TOO_MANY_MATCHES']);
+    metrics.declareTool('query_logs', ['TOOL_TIMEOUT', 'LOG_DIRECTORY_UNREADABLE']);
     const calls = METRICS.toolCalls.name;
     expect(await seriesOf(metrics, calls)).toEqual(
-      ['EVIDENCE_FOUND', 'NO_EVIDENCE', 'TOOL_TIMEOUT', 'LOG_TOO_MANY_MATCHES'].map((result) => ({
+      ['EVIDENCE_FOUND', 'NO_EVIDENCE', 'TOOL_TIMEOUT', 'LOG_DIRECTORY_UNREADABLE'].map((result) => ({
         tool: 'query_logs',
         result,
       })),
