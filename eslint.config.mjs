@@ -24,7 +24,9 @@ const LIBS_BELOW = {
   harness: ['trace', 'auth', 'config', 'contracts'],
   tools: ['harness', 'trace', 'auth', 'config', 'contracts'],
   guards: ['harness', 'trace', 'auth', 'config', 'contracts'],
-  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
+  // Outbound notifications of finished runs: chat (and the alert ingestion) hand it their runs.
+  notify: ['trace', 'auth', 'config', 'contracts'],
+  chat: ['notify', 'tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -55,7 +57,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
+  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts;
+  // chat -> notify -> trace.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.
   ...Object.entries(LIBS_BELOW).flatMap(([lib, below]) => {

@@ -7,6 +7,7 @@ import {
 } from '@app/harness';
 import { EMPTY_RELEASE_ALLOWLIST } from '@app/guards';
 import { EvidenceTools } from '@app/tools';
+import type { FinishedRunSummary, RunNotifier } from '@app/notify';
 import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
 import { z } from 'zod';
 import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
@@ -116,7 +117,12 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
 export interface ChatKit extends DiagnosisKit {
   runs: MemoryRunRepository;
   useCase: ChatApplicationUseCase;
+  /** What the use case handed the notifier (libs/notify has its own specs for what happens next). */
+  notified: FinishedRunSummary[];
 }
+
+/** The notification targets the unit kit knows. */
+export const UNIT_NOTIFY_TARGETS = ['ops-webhook', 'ops-slack'];
 
 /**
  * ChatApplicationUseCase as the service wires it, over the diagnosis kit: the real router, gateway,
@@ -129,6 +135,7 @@ export function chatKit(
     knowledge?: (typeof KNOWLEDGE_DOC)[] | 'FAILS';
   } = {},
 ): ChatKit {
+  const notified: FinishedRunSummary[] = [];
   const journal = new MemoryJournalStore();
   const kit = diagnosisKit(roles, { harnessEnv: options.harnessEnv, journal });
   const runs = new MemoryRunRepository();
@@ -146,8 +153,13 @@ export function chatKit(
     kit.knowledgeGuard,
     kit.config as HarnessConfig,
     { allowlist: EMPTY_RELEASE_ALLOWLIST },
+    {
+      unknownTargets: (names: readonly string[]) =>
+        names.filter((name) => !UNIT_NOTIFY_TARGETS.includes(name)),
+      notifyRunFinished: (run: FinishedRunSummary) => notified.push(run),
+    } as unknown as RunNotifier,
   );
-  return { ...kit, runs, useCase };
+  return { ...kit, runs, useCase, notified };
 }
 
 /** A chat stream that keeps what it would have sent. */

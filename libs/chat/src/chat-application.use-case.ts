@@ -22,6 +22,7 @@ import {
   releaseConfig,
   ReleaseConfig,
 } from '@app/guards';
+import { RunNotifier } from '@app/notify';
 import { EvidenceTools } from '@app/tools';
 import { describeDatabaseError, FinishRun, RunRepository } from '@app/trace';
 import {
@@ -40,6 +41,8 @@ export interface ChatRequest {
   query: string;
   /** The calling API key (SHA-256 hex): a new session belongs to it, a continued one must. */
   ownerKeyDigest: string;
+  /** Notification targets to send the run's outcome to once its terminal state is stored. */
+  notify?: readonly string[];
 }
 
 /** The session_id was never issued, or belongs to another key; thrown before the run or any event exists. */
@@ -121,7 +124,13 @@ export class ChatApplicationUseCase {
     private readonly knowledgeGuard: KnowledgeGuard,
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
+    private readonly notifier: RunNotifier,
   ) {}
+
+  /** Of a request's notification targets, those that are not configured. */
+  unknownNotifyTargets(names: readonly string[]): string[] {
+    return this.notifier.unknownTargets(names);
+  }
 
   async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
     if (request.sessionId && !(await this.runs.findOwnedSession(request.sessionId, request.ownerKeyDigest))) {
@@ -151,8 +160,20 @@ export class ChatApplicationUseCase {
         ctx.close();
       }
       await this.awaitInterruptedCalls(ctx);
-      if (await this.persist(ctx, ending.terminal, started)) ending.announce(stream);
-      else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
+      if (await this.persist(ctx, ending.terminal, started)) {
+        ending.announce(stream);
+        // After the terminal state is stored and announced, in the background: delivery never delays or
+        // changes the run's end. An unstored end notifies nobody (the notifier would refuse it anyway).
+        if (request.notify && request.notify.length > 0) {
+          this.notifier.notifyRunFinished({
+            runId,
+            sessionId,
+            trigger: 'chat',
+            targets: request.notify,
+            alertLabels: null,
+          });
+        }
+      } else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
     } finally {
       // Stored or not, this replica is done with the run; an unstored end is closed once its lease runs out.
       this.runs.releaseRun(runId);

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { GuardsModule, releaseConfig } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
+import { NotifyModule } from '@app/notify';
 import { toolsConfig, ToolsModule } from '@app/tools';
 import { TraceModule } from '@app/trace';
 import { ChatApplicationUseCase } from './chat-application.use-case';
@@ -22,6 +23,7 @@ import { IntentRouter } from './routing/intent-router';
     ToolsModule,
     GuardsModule,
     TraceModule,
+    NotifyModule,
   ],
   controllers: [ChatController],
   providers: [
