@@ -38,11 +38,6 @@ export class RunNotifier implements OnModuleDestroy {
     this.byName = new Map(config.targets.map((target) => [target.name, target]));
   }
 
-  /** The configured target names, in file order. */
-  targetNames(): string[] {
-    return [...this.byName.keys()];
-  }
-
   /** Of `names`, those that are no configured target (a request naming one is refused with 400). */
   unknownTargets(names: readonly string[]): string[] {
     return names.filter((name) => !this.byName.has(name));
@@ -73,7 +68,11 @@ export class RunNotifier implements OnModuleDestroy {
   private async deliverAll(summary: FinishedRunSummary): Promise<void> {
     const targets = this.targetsOf(summary);
     if (targets.length === 0) return;
-    if (this.config.publicBaseUrl === null) return;
+    // Unreachable by configuration (a targets file requires it); said, not silently skipped.
+    if (this.config.publicBaseUrl === null) {
+      this.logger.error(`run ${summary.runId} not notified: NOTIFY_PUBLIC_BASE_URL is not set`);
+      return;
+    }
     let message: NotificationMessage | null;
     try {
       const run = await this.runs.findRun(summary.runId);
