@@ -270,9 +270,6 @@ interface RunTraceViewProps {
 
 /** Where the run's outcome was sent (targets from NOTIFY_TARGETS_FILE): delivered, failed and why, or still sending. */
 function Notifications({ trace }: { trace: RunTrace }) {
-  if (trace.notifications.length === 0) {
-    return <p class="hint">This run was not sent to any notification target.</p>;
-  }
   return (
     <TableScroll label="Notifications">
       <table class="notifications">
@@ -362,11 +359,16 @@ export function RunTraceView({ sessionId, runId, reference, apiKey, auditorKey }
                   label: `Model steps (${data.steps.length})`,
                   render: () => <ModelSteps trace={data} />,
                 },
-                {
-                  id: 'notifications',
-                  label: `Notifications (${data.notifications.length})`,
-                  render: () => <Notifications trace={data} />,
-                },
+                // Only for a run that was sent somewhere: most runs ask for no notification.
+                ...(data.notifications.length > 0
+                  ? [
+                      {
+                        id: 'notifications',
+                        label: `Notifications (${data.notifications.length})`,
+                        render: () => <Notifications trace={data} />,
+                      },
+                    ]
+                  : []),
                 ...(auditorKey
                   ? [
                       {
