@@ -69,6 +69,8 @@ describe('notifications of chat-started runs', () => {
   );
   const receivers = [webhook, slack, feishu, dingtalk, wecom];
   let app: RunningApp;
+  /** The boot environment, so a second replica can be started with the same targets. */
+  let env: Record<string, string>;
 
   const traceOf = async (sessionId: string, runId: string): Promise<RunTrace> => {
     const response = await fetch(`${app.baseUrl}/api/diagnosis/${sessionId}/trace?runId=${runId}`, {
@@ -133,7 +135,7 @@ describe('notifications of chat-started runs', () => {
         `  - { name: hook-hangs, kind: webhook, url: "${hookUrl}/hang" }`,
       ].join('\n'),
     );
-    app = await startApp({
+    env = {
       LLM_BASE_URL: await stub.start(),
       NOTIFY_TARGETS_FILE: file,
       NOTIFY_PUBLIC_BASE_URL: UI,
@@ -144,7 +146,8 @@ describe('notifications of chat-started runs', () => {
       SLACK_URL: `${slackUrl}/services/T000/B000/XXXX`,
       FEISHU_URL: `${feishuUrl}/open-apis/bot/v2/hook/abc`,
       ...SECRETS,
-    });
+    };
+    app = await startApp(env);
   });
   afterAll(async () => {
     await app?.close();
@@ -315,6 +318,30 @@ describe('notifications of chat-started runs', () => {
     expect(response.json?.message).toBe('notify names no configured notification target: no-such-target');
     expect(stub.requests).toHaveLength(0);
   });
+
+  it('two replicas asked for the same run deliver it to each target once', async () => {
+    const replica = await startApp(env);
+    try {
+      const { sessionId, runId } = await chat(['ops-feishu', 'ops-dingtalk'], 'RELEASED', SUPPORTED);
+      // The second replica is handed the same run at once, racing the first one's own deliveries.
+      const other = replica.app.get(RunNotifier);
+      other.notifyRunFinished({
+        runId,
+        sessionId,
+        trigger: 'chat',
+        targets: ['ops-feishu', 'ops-dingtalk'],
+        alertLabels: null,
+      });
+      await other.settled();
+      const rows = await settledDeliveries(sessionId, runId, 2);
+      expect(rows['ops-feishu']).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+      expect(rows['ops-dingtalk']).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+      expect(feishu.requests).toHaveLength(1);
+      expect(dingtalk.requests).toHaveLength(1);
+    } finally {
+      await replica.close();
+    }
+  }, 120_000);
 
   it('a run that did not ask for notification is sent nowhere', async () => {
     const { sessionId, runId, text } = await chat(undefined, 'UNASKED', SUPPORTED);
