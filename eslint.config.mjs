@@ -26,7 +26,9 @@ const LIBS_BELOW = {
   harness: ['trace', 'auth', 'metrics', 'config', 'contracts'],
   tools: ['harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
   guards: ['harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
-  chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
+  // Outbound notifications of finished runs: chat (and the alert ingestion) hand it their runs.
+  notify: ['trace', 'auth', 'metrics', 'config', 'contracts'],
+  chat: ['notify', 'tools', 'guards', 'harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -57,8 +59,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts, and
-  // metrics -> contracts beside config.
+  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts;
+  // chat -> notify -> trace; metrics -> contracts beside config.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.
   ...Object.entries(LIBS_BELOW).flatMap(([lib, below]) => {

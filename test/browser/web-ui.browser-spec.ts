@@ -5,7 +5,8 @@ import { accessibilityViolations, fitsWidth, launchBrowser, screenshot } from '.
 import { SUPPORTED, UNSUPPORTED } from '../support/diagnosis-scripts';
 import { postChat } from '../support/sse-client';
 import type { StubReply } from '../support/stub-llm/stub-script';
-import { TEST_KEYS } from '../support/test-env';
+import { createConnection } from 'mysql2/promise';
+import { TEST_KEYS, TEST_MYSQL } from '../support/test-env';
 
 jest.setTimeout(60_000);
 
@@ -479,6 +480,27 @@ describe('web UI in Chromium', () => {
     await auditorPage.goto(`${suite.app.baseUrl}/#/runs/${sessionId}`);
     const runs = auditorPage.getByRole('region', { name: 'Runs' });
     await runs.getByRole('link', { name: 'order-123 payment timeout, find out why' }).waitFor();
+    // A run that was sent to notification targets shows each delivery and why one failed.
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    try {
+      await connection.query(
+        `INSERT INTO notification_delivery
+           (run_id, target_name, target_kind, run_trigger, status, failure, attempts, last_http_status, vendor_code, owner_id)
+         VALUES (?, 'ops-slack', 'slack', 'chat', 'DELIVERED', NULL, 2, 200, NULL, 'browser'),
+                (?, 'ops-wecom', 'wecom', 'chat', 'FAILED', 'VENDOR_ERROR', 1, 200, 93000, 'browser')`,
+        [runId, runId],
+      );
+    } finally {
+      await connection.end();
+    }
+    await page.reload();
+    await page.getByRole('tab', { name: 'Notifications (2)' }).click();
+    const notifications = page.getByRole('region', { name: 'Notifications' });
+    const deliveries = await notifications.locator('tbody tr').allTextContents();
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries[0]).toMatch(/ops-slack.*slack.*chat.*DELIVERED.*2.*200/);
+    expect(deliveries[1]).toMatch(/ops-wecom.*wecom.*chat.*FAILED.*VENDOR_ERROR.*1.*200.*93000/);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it('shows why a request is refused: an invalid API key', async () => {

@@ -126,6 +126,15 @@ describe('every response matches the schema the served OpenAPI document declares
         "INSERT INTO diagnosis_trace_event (run_id, phase, event_type, details) VALUES (?, 'RELEASE', 'RELEASED', ?)",
         [runId, JSON.stringify({ outcome: 'SUCCESS', fallback_reason: null })],
       );
+      // Notification deliveries in each state, the nullable fields null and set.
+      await connection.query(
+        `INSERT INTO notification_delivery
+           (run_id, target_name, target_kind, run_trigger, status, failure, attempts, last_http_status, vendor_code, owner_id)
+         VALUES (?, 'ops-slack', 'slack', 'chat', 'DELIVERED', NULL, 2, 200, NULL, 'openapi'),
+                (?, 'ops-wecom', 'wecom', 'alert', 'FAILED', 'VENDOR_ERROR', 1, 200, 93000, 'openapi'),
+                (?, 'ops-webhook', 'webhook', 'chat', 'SENDING', NULL, 0, NULL, NULL, 'openapi')`,
+        [runId, runId, runId],
+      );
     } finally {
       await connection.end();
     }
@@ -148,6 +157,8 @@ describe('every response matches the schema the served OpenAPI document declares
     expect(trace.status).toBe(200);
     const timeline = (trace.body as { timeline: { details: Record<string, unknown> | null }[] }).timeline;
     expect(timeline.some((event) => event.details && Object.values(event.details).includes(null))).toBe(true);
+    const notifications = (trace.body as { notifications: { status: string }[] }).notifications;
+    expect(notifications.map((row) => row.status).sort()).toEqual(['DELIVERED', 'FAILED', 'SENDING']);
     expect((await exchange('runs', `/api/diagnosis/${sessionId}/trace`)).status).toBe(200);
     const reasoning = `/api/diagnosis/${sessionId}/trace/reasoning?runId=${runId}`;
     expect((await exchange('reasoning', reasoning, { key: TEST_KEYS.auditorOnly })).status).toBe(200);

@@ -407,6 +407,10 @@ describe('access control on chat and documents, rate limiting, retention', () =>
         "INSERT INTO agent_reasoning_audit (run_id, step_index, role, content_source, created_at) VALUES ('purge-new-run', 1, 'r', 'UNAVAILABLE', ?), ('purge-new-run', 2, 'r', 'UNAVAILABLE', ?)",
         [ago(31), ago(29)],
       );
+      // A run's notification deliveries go with it (and only with it).
+      await connection.query(
+        "INSERT INTO notification_delivery (run_id, target_name, target_kind, run_trigger, status, owner_id) VALUES ('purge-old-run', 'ops', 'slack', 'chat', 'DELIVERED', 'e2e'), ('purge-new-run', 'ops', 'slack', 'chat', 'DELIVERED', 'e2e')",
+      );
       const result = await app.app.get(RetentionService).purge();
       expect(result.deleted.chat_session).toBeGreaterThanOrEqual(1);
       expect(result.expiredAuditRows).toBeGreaterThanOrEqual(1);
@@ -422,6 +426,10 @@ describe('access control on chat and documents, rate limiting, retention', () =>
         "SELECT run_id FROM diagnosis_run WHERE run_id LIKE 'purge-%'",
       );
       expect(runs.map((row) => row.run_id)).toEqual(['purge-new-run']);
+      const [deliveries] = await connection.query<RowDataPacket[]>(
+        "SELECT run_id FROM notification_delivery WHERE run_id LIKE 'purge-%'",
+      );
+      expect(deliveries.map((row) => row.run_id)).toEqual(['purge-new-run']);
     } finally {
       await connection.end();
     }

@@ -8,6 +8,7 @@ import {
 import { EMPTY_RELEASE_ALLOWLIST } from '@app/guards';
 import { ServiceMetrics } from '@app/metrics';
 import { EvidenceTools } from '@app/tools';
+import type { FinishedRunSummary, RunNotifier } from '@app/notify';
 import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
 import { z } from 'zod';
 import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
@@ -120,7 +121,12 @@ export interface ChatKit extends DiagnosisKit {
   useCase: ChatApplicationUseCase;
   /** The use case's metrics: runs started and finished (the memory journals count no calls). */
   metrics: ServiceMetrics;
+  /** What the use case handed the notifier (libs/notify has its own specs for what happens next). */
+  notified: FinishedRunSummary[];
 }
+
+/** The notification targets the unit kit knows. */
+export const UNIT_NOTIFY_TARGETS = ['ops-webhook', 'ops-slack'];
 
 /**
  * ChatApplicationUseCase as the service wires it, over the diagnosis kit: the real router, gateway,
@@ -133,6 +139,7 @@ export function chatKit(
     knowledge?: (typeof KNOWLEDGE_DOC)[] | 'FAILS';
   } = {},
 ): ChatKit {
+  const notified: FinishedRunSummary[] = [];
   const journal = new MemoryJournalStore();
   const kit = diagnosisKit(roles, { harnessEnv: options.harnessEnv, journal });
   const runs = new MemoryRunRepository();
@@ -152,8 +159,13 @@ export function chatKit(
     kit.config as HarnessConfig,
     { allowlist: EMPTY_RELEASE_ALLOWLIST },
     metrics,
+    {
+      unknownTargets: (names: readonly string[]) =>
+        names.filter((name) => !UNIT_NOTIFY_TARGETS.includes(name)),
+      notifyRunFinished: (run: FinishedRunSummary) => notified.push(run),
+    } as unknown as RunNotifier,
   );
-  return { ...kit, runs, useCase, metrics };
+  return { ...kit, runs, useCase, metrics, notified };
 }
 
 /** A chat stream that keeps what it would have sent. */

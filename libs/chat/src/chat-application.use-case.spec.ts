@@ -20,6 +20,7 @@ async function chat(
   options: Parameters<typeof chatKit>[1] & {
     finish?: 'STORED' | 'NOT_RUNNING' | 'FAILS';
     sessionId?: string;
+    notify?: string[];
     prepare?: (kit: ReturnType<typeof chatKit>) => void;
     clientSignal?: AbortSignal;
   } = {},
@@ -29,7 +30,12 @@ async function chat(
   options.prepare?.(kit);
   const { stream, events } = recordingStream();
   await kit.useCase.handle(
-    { query: 'order-123 payment times out', ownerKeyDigest: KEY, sessionId: options.sessionId },
+    {
+      query: 'order-123 payment times out',
+      ownerKeyDigest: KEY,
+      sessionId: options.sessionId,
+      notify: options.notify,
+    },
     stream,
     options.clientSignal ?? new AbortController().signal,
   );
@@ -318,6 +324,28 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
         ],
       },
     });
+  });
+
+  it('a run that asked for notification hands its ids to the notifier once its end is stored', async () => {
+    const roles = { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] };
+    const { kit, events } = await chat(roles, { notify: ['ops-slack'] });
+    const metadata = events[0].event === 'metadata' ? events[0].data : null;
+    expect(kit.notified).toEqual([
+      {
+        runId: metadata?.run_id,
+        sessionId: metadata?.session_id,
+        trigger: 'chat',
+        targets: ['ops-slack'],
+        alertLabels: null,
+      },
+    ]);
+    expect((await chat(roles)).kit.notified).toEqual([]);
+  });
+
+  it('an end that could not be stored notifies nobody', async () => {
+    const roles = { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] };
+    const { kit } = await chat(roles, { notify: ['ops-slack'], finish: 'FAILS' });
+    expect(kit.notified).toEqual([]);
   });
 
   it('a session of another key is UnknownSession, before any run or event', async () => {

@@ -23,6 +23,7 @@ import {
   ReleaseConfig,
 } from '@app/guards';
 import { RunEnd, ServiceMetrics } from '@app/metrics';
+import { RunNotifier } from '@app/notify';
 import { EvidenceTools } from '@app/tools';
 import { describeDatabaseError, FinishRun, RunRepository } from '@app/trace';
 import {
@@ -41,6 +42,8 @@ export interface ChatRequest {
   query: string;
   /** The calling API key (SHA-256 hex): a new session belongs to it, a continued one must. */
   ownerKeyDigest: string;
+  /** Notification targets to send the run's outcome to once its terminal state is stored. */
+  notify?: readonly string[];
 }
 
 /** The session_id was never issued, or belongs to another key; thrown before the run or any event exists. */
@@ -126,7 +129,13 @@ export class ChatApplicationUseCase {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
     private readonly metrics: ServiceMetrics,
+    private readonly notifier: RunNotifier,
   ) {}
+
+  /** Of a request's notification targets, those that are not configured. */
+  unknownNotifyTargets(names: readonly string[]): string[] {
+    return this.notifier.unknownTargets(names);
+  }
 
   async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
     if (request.sessionId && !(await this.runs.findOwnedSession(request.sessionId, request.ownerKeyDigest))) {
@@ -158,8 +167,20 @@ export class ChatApplicationUseCase {
       }
       await this.awaitInterruptedCalls(ctx);
       const stored = await this.persist(ctx, ending.terminal, started);
-      if (stored) ending.announce(stream);
-      else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
+      if (stored) {
+        ending.announce(stream);
+        // After the terminal state is stored and announced, in the background: delivery never delays or
+        // changes the run's end. An unstored end notifies nobody (the notifier would refuse it anyway).
+        if (request.notify && request.notify.length > 0) {
+          this.notifier.notifyRunFinished({
+            runId,
+            sessionId,
+            trigger: 'chat',
+            targets: request.notify,
+            alertLabels: null,
+          });
+        }
+      } else stream.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
       // Counted as the client heard it: an end that could not be stored is the INTERNAL_ERROR it was told.
       this.metrics.runFinished(
         ctx.journal.intent,

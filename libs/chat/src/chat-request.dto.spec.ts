@@ -16,4 +16,16 @@ describe('ChatRequestDto', () => {
     const dto = plainToInstance(ChatRequestDto, { session_id: 'BAD ID!', query: 'hi' });
     expect(validateSync(dto).map((error) => error.property)).toEqual(['session_id']);
   });
+
+  it.each([
+    ['an array of target names', ['ops-slack', 'ops_webhook'], []],
+    ['an empty array', [], ['notify']],
+    ['a repeated name', ['a', 'a'], ['notify']],
+    ['a name of the wrong shape', ['Ops Slack'], ['notify']],
+    ['not an array', 'ops-slack', ['notify']],
+    ['too many names', Array.from({ length: 11 }, (_, index) => `t${index}`), ['notify']],
+  ])('notify: %s', (_case, notify, invalid) => {
+    const dto = plainToInstance(ChatRequestDto, { query: 'hi', notify });
+    expect(validateSync(dto).map((error) => error.property)).toEqual(invalid);
+  });
 });

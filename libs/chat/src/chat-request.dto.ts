@@ -1,8 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+} from 'class-validator';
+import { TARGET_NAME } from '@app/notify';
 import { MAX_QUERY_CHARS } from '@app/tools';
 import { wellFormed } from '@app/trace';
+
+/** Targets one chat request may ask to notify. */
+export const MAX_NOTIFY_TARGETS = 10;
 
 export class ChatRequestDto {
   @ApiPropertyOptional({
@@ -33,4 +46,21 @@ export class ChatRequestDto {
     message: `query must be 1 to ${MAX_QUERY_CHARS} characters after trimming`,
   })
   query!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Notification targets (names in NOTIFY_TARGETS_FILE) to send the run’s released conclusion, or its fixed fallback text, to when it ends (docs/notifications.md). A name that is not configured is answered 400.',
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_NOTIFY_TARGETS,
+    example: ['ops-slack'],
+  })
+  @IsOptional()
+  @IsArray({ message: 'notify must be an array of notification target names' })
+  @ArrayMinSize(1, { message: 'notify must name at least one notification target' })
+  @ArrayMaxSize(MAX_NOTIFY_TARGETS, { message: `notify may name at most ${MAX_NOTIFY_TARGETS} targets` })
+  @ArrayUnique({ message: 'notify must not name a target twice' })
+  @IsString({ each: true, message: 'notify must be an array of notification target names' })
+  @Matches(TARGET_NAME, { each: true, message: 'each notify entry must be a target name (a-z, 0-9, _ or -)' })
+  notify?: string[];
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Inject, Logger, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import type { Response } from 'express';
@@ -82,6 +82,13 @@ export class ChatController {
     description: 'At capacity or cannot start a run; see Retry-After',
   })
   async chat(@Body() body: ChatRequestDto, @Caller() caller: ApiCaller, @Res() res: Response): Promise<void> {
+    // Names are validated by pattern, so echoing the unknown ones is safe.
+    const unknownTargets = body.notify ? this.useCase.unknownNotifyTargets(body.notify) : [];
+    if (unknownTargets.length > 0) {
+      throw new BadRequestException(
+        `notify names no configured notification target: ${unknownTargets.join(', ')}`,
+      );
+    }
     const client = new AbortController();
     // 'close' on the response (not the request) is the client going away; after end() it is not.
     res.on('close', () => {
@@ -124,7 +131,12 @@ export class ChatController {
     client.signal.addEventListener('abort', () => stream.close(), { once: true });
     try {
       await this.useCase.handle(
-        { sessionId: body.session_id, query: body.query, ownerKeyDigest: caller.keyDigest },
+        {
+          sessionId: body.session_id,
+          query: body.query,
+          ownerKeyDigest: caller.keyDigest,
+          notify: body.notify,
+        },
         stream,
         client.signal,
       );

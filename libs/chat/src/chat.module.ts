@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { GuardsModule, releaseConfig } from '@app/guards';
 import { harnessConfig, HarnessModule } from '@app/harness';
 import { MetricsModule, ServiceMetrics } from '@app/metrics';
+import { NotifyModule } from '@app/notify';
 import { toolsConfig, ToolsModule } from '@app/tools';
 import { TraceModule } from '@app/trace';
 import { ChatApplicationUseCase } from './chat-application.use-case';
@@ -24,6 +25,7 @@ import { IntentRouter } from './routing/intent-router';
     GuardsModule,
     TraceModule,
     MetricsModule,
+    NotifyModule,
   ],
   controllers: [ChatController],
   providers: [

@@ -9,3 +9,4 @@ export * from './trace-api';
 export * from './documents';
 export * from './runs';
 export * from './alerts';
+export * from './notifications';

@@ -1,5 +1,7 @@
 // `GET /api/diagnosis/:sessionId/trace` and `GET /api/diagnosis/sessions` bodies.
 
+import type { NotificationDeliveryView } from './notifications';
+
 export interface BudgetTotals {
   model_calls: number;
   tool_calls: number;
@@ -108,6 +110,8 @@ export interface RunTrace {
   steps: ModelStep[];
   tool_invocations: ToolInvocationView[];
   timeline: TimelineEvent[];
+  /** The run's outbound notifications, one per target it was sent to (docs/notifications.md). */
+  notifications: NotificationDeliveryView[];
 }
 
 export interface ReasoningStep {

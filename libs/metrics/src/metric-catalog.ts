@@ -8,8 +8,8 @@ import {
   FallbackType,
   INTENTS,
   MODEL_ROLES,
-  NOTIFICATION_FAILURE_REASONS,
-  NOTIFICATION_TARGET_KINDS,
+  NOTIFICATION_FAILURES,
+  NOTIFICATION_KINDS,
 } from '@app/contracts';
 
 /** The label value a run has before routing decided its intent (it failed or was cancelled first). */
@@ -198,13 +198,13 @@ export const METRICS = {
     name: 'superbiz_notifications_delivered_total',
     type: 'counter',
     help: 'Run results delivered to a notification target, by target kind.',
-    labels: { target_kind: NOTIFICATION_TARGET_KINDS },
+    labels: { target_kind: NOTIFICATION_KINDS },
   },
   notificationsFailed: {
     name: 'superbiz_notifications_failed_total',
     type: 'counter',
     help: 'Run results not delivered after the bounded retries, by target kind and reason.',
-    labels: { target_kind: NOTIFICATION_TARGET_KINDS, reason: NOTIFICATION_FAILURE_REASONS },
+    labels: { target_kind: NOTIFICATION_KINDS, reason: NOTIFICATION_FAILURES },
   },
 } as const satisfies Record<string, MetricDefinition>;
 

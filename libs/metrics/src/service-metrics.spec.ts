@@ -1,11 +1,5 @@
 import { Logger } from '@nestjs/common';
-import {
-  FAILURE_CODES,
-  FALLBACK_TYPES,
-  INTENTS,
-  MODEL_ROLES,
-  NOTIFICATION_TARGET_KINDS,
-} from '@app/contracts';
+import { FAILURE_CODES, FALLBACK_TYPES, INTENTS, MODEL_ROLES, NOTIFICATION_KINDS } from '@app/contracts';
 import { MetricDefinition, METRICS, RUN_ENDS, RUN_PHASES } from './metric-catalog';
 import { ServiceMetrics } from './service-metrics';
 
@@ -214,15 +208,15 @@ describe('ServiceMetrics', () => {
     expect(await valueOf(metrics, METRICS.alertInvestigationsStarted.name)).toBe(0);
     expect(await valueOf(metrics, METRICS.alertInvestigationsCapped.name)).toBe(0);
     expect(await seriesOf(metrics, METRICS.notificationsDelivered.name)).toHaveLength(
-      NOTIFICATION_TARGET_KINDS.length,
+      NOTIFICATION_KINDS.length,
     );
     metrics.alertGroupReceived('firing');
     metrics.alertGroupDeduplicated('INVESTIGATION_RUNNING');
     metrics.alertInvestigationStarted();
     metrics.alertInvestigationCapped();
     metrics.alertPayloadRejected();
-    metrics.notificationDelivered('SLACK');
-    metrics.notificationFailed('DINGTALK', 'VENDOR_REJECTED');
+    metrics.notificationDelivered('slack');
+    metrics.notificationFailed('dingtalk', 'VENDOR_ERROR');
     expect(await valueOf(metrics, METRICS.alertGroupsReceived.name, { status: 'firing' })).toBe(1);
     expect(
       await valueOf(metrics, METRICS.alertGroupsDeduplicated.name, { reason: 'INVESTIGATION_RUNNING' }),
@@ -230,11 +224,11 @@ describe('ServiceMetrics', () => {
     expect(await valueOf(metrics, METRICS.alertInvestigationsStarted.name)).toBe(1);
     expect(await valueOf(metrics, METRICS.alertInvestigationsCapped.name)).toBe(1);
     expect(await valueOf(metrics, METRICS.alertPayloadsRejected.name)).toBe(1);
-    expect(await valueOf(metrics, METRICS.notificationsDelivered.name, { target_kind: 'SLACK' })).toBe(1);
+    expect(await valueOf(metrics, METRICS.notificationsDelivered.name, { target_kind: 'slack' })).toBe(1);
     expect(
       await valueOf(metrics, METRICS.notificationsFailed.name, {
-        target_kind: 'DINGTALK',
-        reason: 'VENDOR_REJECTED',
+        target_kind: 'dingtalk',
+        reason: 'VENDOR_ERROR',
       }),
     ).toBe(1);
   });

@@ -7,10 +7,10 @@ import {
   AlertStatus,
   Intent,
   MODEL_ROLES,
-  NOTIFICATION_FAILURE_REASONS,
-  NOTIFICATION_TARGET_KINDS,
-  NotificationFailureReason,
-  NotificationTargetKind,
+  NOTIFICATION_FAILURES,
+  NOTIFICATION_KINDS,
+  NotificationFailure,
+  NotificationKind,
 } from '@app/contracts';
 import {
   CAPACITY_REJECTIONS,
@@ -158,11 +158,11 @@ export class ServiceMetrics {
     this.counter('alertInvestigationsCapped').inc();
   }
 
-  notificationDelivered(kind: NotificationTargetKind): void {
+  notificationDelivered(kind: NotificationKind): void {
     this.counter('notificationsDelivered').inc({ target_kind: kind });
   }
 
-  notificationFailed(kind: NotificationTargetKind, reason: NotificationFailureReason): void {
+  notificationFailed(kind: NotificationKind, reason: NotificationFailure): void {
     this.counter('notificationsFailed').inc({ target_kind: kind, reason });
   }
 
@@ -215,9 +215,9 @@ export class ServiceMetrics {
     this.counter('alertPayloadsRejected').inc(0);
     this.counter('alertInvestigationsStarted').inc(0);
     this.counter('alertInvestigationsCapped').inc(0);
-    for (const kind of NOTIFICATION_TARGET_KINDS) {
+    for (const kind of NOTIFICATION_KINDS) {
       this.counter('notificationsDelivered').inc({ target_kind: kind }, 0);
-      for (const reason of NOTIFICATION_FAILURE_REASONS)
+      for (const reason of NOTIFICATION_FAILURES)
         this.counter('notificationsFailed').inc({ target_kind: kind, reason }, 0);
     }
   }

@@ -22,6 +22,12 @@ export type {
   ToolInvocationRecord,
 } from './repositories/run-journal';
 export { RunJournalRepository } from './repositories/run-journal.repository';
+export { NotificationDeliveryRepository } from './repositories/notification-delivery.repository';
+export type {
+  DeliveryClaim,
+  DeliveryResult,
+  NotificationDelivery,
+} from './repositories/notification-delivery.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
 export type { KnowledgeChunk, KnowledgeDocument } from './repositories/knowledge.repository';
 export { traceConfig } from './config/trace.config';

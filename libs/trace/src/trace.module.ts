@@ -20,6 +20,7 @@ import { RunOwner } from './repositories/run-owner';
 import { RunRepository } from './repositories/run.repository';
 import { RunJournalRepository } from './repositories/run-journal.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
+import { NotificationDeliveryRepository } from './repositories/notification-delivery.repository';
 import { TimelineRepository } from './repositories/timeline.repository';
 import { ToolInvocationRepository } from './repositories/tool-invocation.repository';
 
@@ -30,6 +31,7 @@ const REPOSITORIES = [
   ToolInvocationRepository,
   TimelineRepository,
   KnowledgeRepository,
+  NotificationDeliveryRepository,
 ];
 
 @Module({

@@ -268,19 +268,60 @@ interface RunTraceViewProps {
   auditorKey: string;
 }
 
+/** Where the run's outcome was sent (targets from NOTIFY_TARGETS_FILE): delivered, failed and why, or still sending. */
+function Notifications({ trace }: { trace: RunTrace }) {
+  return (
+    <TableScroll label="Notifications">
+      <table class="notifications">
+        <thead>
+          <tr>
+            <th scope="col">Target</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last HTTP status</th>
+            <th scope="col">Vendor code</th>
+            <th scope="col">Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trace.notifications.map((delivery) => (
+            <tr key={delivery.target}>
+              <td>{delivery.target}</td>
+              <td>{delivery.kind}</td>
+              <td>{delivery.trigger}</td>
+              <td>
+                {delivery.status}
+                {delivery.failure && <span class="badge warning">{delivery.failure}</span>}
+              </td>
+              <td>{delivery.attempts}</td>
+              <td>{delivery.last_http_status ?? '—'}</td>
+              <td>{delivery.vendor_code ?? '—'}</td>
+              <td>{formatTime(delivery.updated_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  );
+}
+
 /** One run: summary and budget, then tabs for the timeline, tool calls, model steps and (auditors) reasoning. */
 export function RunTraceView({ sessionId, runId, reference, apiKey, auditorKey }: RunTraceViewProps) {
   const [trace, reload] = useResource<RunTrace>(
     (signal) => apiRequest(paths.trace(sessionId, runId), { apiKey, signal }),
     [sessionId, runId, apiKey],
   );
-  // A run still in progress is followed until it ends.
+  // A run still in progress is followed until it ends, and its notifications until none is sending.
   const running = trace.state === 'ready' && trace.data.run.status === 'RUNNING';
+  const sending =
+    trace.state === 'ready' && trace.data.notifications.some((delivery) => delivery.status === 'SENDING');
   useEffect(() => {
-    if (!running) return;
+    if (!running && !sending) return;
     const timer = setTimeout(reload, REFRESH_MS);
     return () => clearTimeout(timer);
-  }, [running, trace, reload]);
+  }, [running, sending, trace, reload]);
   return (
     <section aria-labelledby="run-title">
       <div class="page-head">
@@ -318,6 +359,16 @@ export function RunTraceView({ sessionId, runId, reference, apiKey, auditorKey }
                   label: `Model steps (${data.steps.length})`,
                   render: () => <ModelSteps trace={data} />,
                 },
+                // Only for a run that was sent somewhere: most runs ask for no notification.
+                ...(data.notifications.length > 0
+                  ? [
+                      {
+                        id: 'notifications',
+                        label: `Notifications (${data.notifications.length})`,
+                        render: () => <Notifications trace={data} />,
+                      },
+                    ]
+                  : []),
                 ...(auditorKey
                   ? [
                       {

@@ -11,6 +11,7 @@ import {
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
+import { NotificationDeliveryRepository } from '../repositories/notification-delivery.repository';
 import { RunRepository } from '../repositories/run.repository';
 import { TimelineRepository } from '../repositories/timeline.repository';
 import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
@@ -61,6 +62,7 @@ export class TraceController {
     private readonly steps: AgentStepRepository,
     private readonly invocations: ToolInvocationRepository,
     private readonly timeline: TimelineRepository,
+    private readonly notifications: NotificationDeliveryRepository,
   ) {}
 
   @Get()
@@ -93,10 +95,11 @@ export class TraceController {
       return { session: sessionView, runs: runs.map(runSummary), limit, offset };
     }
     const run = await this.runOf(sessionId, query.runId);
-    const [steps, invocations, events] = await Promise.all([
+    const [steps, invocations, events, deliveries] = await Promise.all([
       this.steps.listSteps(run.runId),
       this.invocations.listForRun(run.runId),
       this.timeline.listForRun(run.runId),
+      this.notifications.listForRun(run.runId),
     ]);
     return {
       session: sessionView,
@@ -134,6 +137,18 @@ export class TraceController {
         event_type: event.eventType,
         details: event.details,
         at: iso(event.createdAt),
+      })),
+      notifications: deliveries.map((delivery) => ({
+        target: delivery.targetName,
+        kind: delivery.targetKind,
+        trigger: delivery.trigger,
+        status: delivery.status,
+        failure: delivery.failure,
+        attempts: delivery.attempts,
+        last_http_status: delivery.lastHttpStatus,
+        vendor_code: delivery.vendorCode,
+        created_at: iso(delivery.createdAt),
+        updated_at: iso(delivery.updatedAt),
       })),
     };
   }

@@ -1,7 +1,14 @@
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import {
+  NOTIFICATION_FAILURES,
+  NOTIFICATION_KINDS,
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_TRIGGERS,
+} from '@app/contracts';
 import type {
   BudgetTotals,
   ModelStep,
+  NotificationDeliveryView,
   ReasoningStep,
   RunReasoning,
   RunSummary,
@@ -111,6 +118,21 @@ export class TimelineEventDto implements TimelineEvent {
   @ApiProperty(DATE_TIME) at!: string;
 }
 
+/** One (run, target) notification delivery; never the target's URL or secrets. */
+export class NotificationDeliveryDto implements NotificationDeliveryView {
+  @ApiProperty({ description: 'The target’s name in NOTIFY_TARGETS_FILE' }) target!: string;
+  @ApiProperty({ enum: NOTIFICATION_KINDS }) kind!: string;
+  @ApiProperty({ enum: NOTIFICATION_TRIGGERS }) trigger!: string;
+  @ApiProperty({ enum: NOTIFICATION_STATUSES }) status!: string;
+  @ApiProperty(nullableEnum(NOTIFICATION_FAILURES)) failure!: string | null;
+  @ApiProperty({ description: 'HTTP requests made' }) attempts!: number;
+  @ApiProperty(NULLABLE_INT) last_http_status!: number | null;
+  @ApiProperty({ ...NULLABLE_INT, description: 'The vendor’s error code from a 200 answer’s body' })
+  vendor_code!: number | null;
+  @ApiProperty(DATE_TIME) created_at!: string;
+  @ApiProperty(DATE_TIME) updated_at!: string;
+}
+
 /** Without runId: the session's runs, newest first. */
 export class SessionRunsDto implements SessionRuns {
   @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
@@ -126,6 +148,7 @@ export class RunTraceDto implements RunTrace {
   @ApiProperty({ type: [ModelStepDto] }) steps!: ModelStepDto[];
   @ApiProperty({ type: [ToolInvocationDto] }) tool_invocations!: ToolInvocationDto[];
   @ApiProperty({ type: [TimelineEventDto] }) timeline!: TimelineEventDto[];
+  @ApiProperty({ type: [NotificationDeliveryDto] }) notifications!: NotificationDeliveryDto[];
 }
 
 export class ReasoningStepDto implements ReasoningStep {

@@ -5,6 +5,7 @@ import { DiagnosisRunEntity } from './diagnosis-run.entity';
 import { DiagnosisTraceEventEntity } from './diagnosis-trace-event.entity';
 import { KnowledgeChunkEntity } from './knowledge-chunk.entity';
 import { KnowledgeDocumentEntity } from './knowledge-document.entity';
+import { NotificationDeliveryEntity } from './notification-delivery.entity';
 import { ToolInvocationEntity } from './tool-invocation.entity';
 
 export const TRACE_ENTITIES = [
@@ -16,6 +17,7 @@ export const TRACE_ENTITIES = [
   AgentReasoningAuditEntity,
   KnowledgeDocumentEntity,
   KnowledgeChunkEntity,
+  NotificationDeliveryEntity,
 ];
 
 export {
@@ -26,5 +28,6 @@ export {
   DiagnosisTraceEventEntity,
   KnowledgeChunkEntity,
   KnowledgeDocumentEntity,
+  NotificationDeliveryEntity,
   ToolInvocationEntity,
 };
