@@ -63,7 +63,7 @@ describe('GET /metrics: protection', () => {
     // Series exist at 0 before anything happened: alert expressions work from the start.
     expect(metrics.value('superbiz_alert_investigations_started_total')).toBe(0);
     expect(
-      metrics.value('superbiz_notifications_failed_total', { target_kind: 'WECOM', reason: 'TIMEOUT' }),
+      metrics.value('superbiz_notifications_failed_total', { target_kind: 'wecom', reason: 'TIMEOUT' }),
     ).toBe(0);
     expect(metrics.value('superbiz_tool_calls_total', { tool: 'query_logs', result: 'TOOL_TIMEOUT' })).toBe(
       0,
