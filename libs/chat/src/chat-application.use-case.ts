@@ -58,7 +58,8 @@ interface Ending {
   announce(stream: ChatEventStream): void;
 }
 
-const FAILURE_MESSAGES: Record<FailureCode, string> = {
+/** The text a client gets with each failure code (listed in docs/codes.md). */
+export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   ROUTING_UNAVAILABLE:
     '当前暂时无法处理该请求，请稍后重试 / The request cannot be handled right now; please try again later.',
   MODEL_UNAVAILABLE:

@@ -7,3 +7,4 @@ export * from './chat-stream';
 export * from './payloads';
 export * from './trace-api';
 export * from './documents';
+export * from './labels';

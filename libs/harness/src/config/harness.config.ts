@@ -1,6 +1,6 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -9,6 +9,7 @@ const MB = 1024 * KB;
  * Every `harness.*` budget of the seed (§4.2 "预算配置", §4.2 evidence store, §9): a default, a rule,
  * and the environment variable that overrides it. Retry attempts may be lowered, never raised.
  */
+@EnvSection('harness', 'Harness budgets and limits')
 export class HarnessEnv {
   // Diagnosis Agent run budget
   @IsInt() @Min(1) @Max(100) HARNESS_AGENT_MAX_MODEL_CALLS: number = 12;

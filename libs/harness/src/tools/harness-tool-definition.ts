@@ -21,6 +21,8 @@ export interface EvidenceView {
   scope: string;
   /** Exact excerpts / patterns / rows from the agent_result (never the raw response). */
   values: unknown;
+  /** Generated demo data (never live production data): the release states it (wire `Reference.demo`). */
+  demo: boolean;
 }
 
 /**

@@ -13,13 +13,14 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvBoolean, EnvSection, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
 import type { FileLogSourceConfig } from '../logs/file-log-source';
 import { isValidTimeZone } from '../logs/formats';
 import { LogFileRule, parseFileRules, parseTopicGlobs } from '../logs/log-files';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
+@EnvSection('tools', 'Tools, documents and log sources')
 export class ToolsEnv {
   /** The separate YAML allowlist of business datasources for query_mysql. */
   @IsString() @MinLength(1) MYSQL_TOOLS_CONFIG: string = 'config/mysql-tools.yaml';

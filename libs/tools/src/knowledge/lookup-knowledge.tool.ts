@@ -49,6 +49,7 @@ export function lookupKnowledgeTool(
       source: 'knowledge base',
       scope: `query: ${String(result.query ?? '')}`,
       values: result.evidence ?? [],
+      demo: false,
     }),
   };
 }

@@ -170,6 +170,7 @@ export function mcpEvidenceTool(
             ? { structured_content: result.structured_content }
             : {}),
         },
+        demo: false,
       };
     },
   };

@@ -158,6 +158,7 @@ export function queryMetricsTool(
         source: `${String(scope.data_source ?? 'metrics')} (PromQL)`,
         scope: `${String(scope.query ?? '')}; ${window}; ${String(result.series_count ?? 0)} series`,
         values: result.series ?? [],
+        demo: false,
       };
     },
   };

@@ -100,6 +100,7 @@ export function queryMysqlTool(
         source: String(scope.data_source ?? 'mysql'),
         scope: `${String(scope.sql ?? '')} params=${JSON.stringify(scope.params ?? [])}`,
         values: { columns: result.columns ?? [], rows: result.rows ?? [] },
+        demo: false,
       };
     },
   };
