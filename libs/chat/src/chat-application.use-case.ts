@@ -215,7 +215,7 @@ export class ChatApplicationUseCase {
       `knowledge_query_${ctx.runId}`,
       { query },
     );
-    // Seed §5.2: a lookup that failed is never shown as "nothing in the knowledge base".
+    // docs/fallbacks-and-failures.md: a lookup that failed is never shown as "nothing in the knowledge base".
     if (lookup.isError) {
       ctx.journal.event('RELEASE', 'KNOWLEDGE_UNAVAILABLE', {
         error_code: String(lookup.agentResult.error_code ?? 'TOOL_FAILED'),
