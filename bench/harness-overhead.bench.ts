@@ -48,6 +48,7 @@ const definition: HarnessToolDefinition<{ query: string }, { lines: string[] }> 
   description: 'Search application logs.',
   schema,
   readOnly: true,
+  failureCodes: [],
   countedList: 'events',
   execute,
   project,

@@ -18,6 +18,7 @@ export function fakeLogTool(
     description: 'Fake log search for tests.',
     schema: z.object({ query: z.string().min(1), count: z.number().int().min(0).max(100_000) }),
     readOnly: true,
+    failureCodes: [],
     countedList: 'events',
     execute: async ({ query, count }) => ({
       lines: Array.from({ length: count }, (_, i) => `${query} line ${i}`),

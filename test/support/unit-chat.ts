@@ -94,6 +94,7 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
     description: 'Fake knowledge search for tests.',
     schema: z.object({ query: z.string().min(1) }),
     readOnly: true as const,
+    failureCodes: ['KNOWLEDGE_BACKEND_UNAVAILABLE'],
     countedList: 'evidence',
     execute: () =>
       docs === 'FAILS'

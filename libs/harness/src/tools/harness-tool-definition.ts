@@ -50,6 +50,11 @@ export interface HarnessToolDefinition<
   countedList?: string;
   /** Only read-only tools may run; the boundary refuses anything else. */
   readOnly: true;
+  /**
+   * Every ToolFailure code this tool may throw (its `*.codes.ts` list): the agent sees only these; a
+   * failure with any other code is recorded as TOOL_FAILED, never passed on (fail closed).
+   */
+  failureCodes: readonly string[];
   execute(args: Args, signal: AbortSignal, ctx: RunContext): Promise<Raw>;
   project(raw: Raw, args: Args): ToolProjection;
   /** Redacted, bounded argument summary for the durable tool_invocation row (no SQL or query text). */
@@ -70,8 +75,11 @@ export interface HarnessToolDefinition<
 /** Any tool, as the catalog, the agent and the guards hold it. */
 export type AnyHarnessTool = HarnessToolDefinition<Record<string, unknown>, unknown>;
 
-/** A known, safe failure of a tool: its code and message may be shown to the agent. */
-export class ToolFailure<Code extends string = string> extends Error {
+/**
+ * A known, safe failure of a tool: its code and message may be shown to the agent. `Code` is the tool's
+ * own closed union (`query-mysql.codes.ts`, ...); there is no `string` default, so a thrower names it.
+ */
+export class ToolFailure<Code extends string> extends Error {
   constructor(
     readonly code: Code,
     readonly safeMessage: string,

@@ -4,6 +4,7 @@ import { postProcessKnowledge } from './knowledge-evidence-post-processor';
 import { KnowledgeSearchPort } from './knowledge-search.port';
 import { KnowledgeRawResponse, projectRagResult } from './rag-result-projector';
 import type { LookupKnowledgeConfig } from './lookup-knowledge.config';
+import { LOOKUP_KNOWLEDGE_FAILURE_CODES } from './lookup-knowledge.codes';
 
 /**
  * Also the chat's query limit: a KNOWLEDGE_QUERY passes the user's query to this tool unchanged, so a
@@ -34,6 +35,7 @@ export function lookupKnowledgeTool(
     description: LOOKUP_KNOWLEDGE_DESCRIPTION,
     schema: lookupKnowledgeSchema,
     readOnly: true,
+    failureCodes: LOOKUP_KNOWLEDGE_FAILURE_CODES,
     countedList: 'evidence',
     async execute(args, signal) {
       // Candidates beyond return-n leave room for the dedupe; all of them stay in the raw response.

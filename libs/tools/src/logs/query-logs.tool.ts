@@ -5,6 +5,7 @@ import { LogFilters, STATUS_FILTER } from './log-match';
 import { LOG_TOPICS, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 import { projectLogs } from './query-logs-result-projector';
 import type { QueryLogsConfig } from './query-logs.config';
+import { QUERY_LOGS_FAILURE_CODES } from './query-logs.codes';
 
 export function queryLogsSchema(limits: QueryLogsConfig) {
   return z.object({
@@ -108,6 +109,7 @@ export function queryLogsTool(
     description: `${DESCRIPTION} Topics: ${topics.join(', ')}. lookback_minutes: default ${limits.defaultLookbackMinutes}, at most ${limits.maxLookbackMinutes}.`,
     schema: queryLogsSchema(limits),
     readOnly: true,
+    failureCodes: QUERY_LOGS_FAILURE_CODES,
     countedList: 'events',
     execute(args, signal) {
       const endTime = now();

@@ -4,7 +4,7 @@ import { HarnessToolDefinition, ToolFailure, ToolProjection } from '@app/harness
 import { asRecord } from '../projection/record-fields';
 import { clip, redactText } from '../projection/redaction';
 import type { McpServerConnection } from './mcp-server-connection';
-import type { McpToolFailureCode } from './mcp-evidence-tool.codes';
+import { MCP_TOOL_FAILURE_CODES, McpToolFailureCode } from './mcp-evidence-tool.codes';
 
 export interface McpProjectionLimits {
   maxDescriptionChars: number;
@@ -141,6 +141,7 @@ export function mcpEvidenceTool(
     description: describeMcpTool(server, tool, limits.maxDescriptionChars),
     schema: argumentSchemaOf(tool),
     readOnly: true,
+    failureCodes: MCP_TOOL_FAILURE_CODES,
     countedList: 'content',
     async execute(args, signal) {
       const result = await connection.callTool(tool.name, args, signal);

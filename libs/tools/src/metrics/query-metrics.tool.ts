@@ -6,7 +6,7 @@ import type { MetricsDataSourceConfig } from './metrics-tools-config';
 import { MetricsRawResponse, queryPrometheus } from './prometheus-client';
 import { checkPromql, MAX_PROMQL_LENGTH } from './promql-policy';
 import type { QueryMetricsConfig } from './query-metrics.config';
-import type { QueryMetricsFailureCode } from './query-metrics.codes';
+import { QUERY_METRICS_FAILURE_CODES, QueryMetricsFailureCode } from './query-metrics.codes';
 
 /** Range queries aim at about this many points per series unless the agent picks a step. */
 const DEFAULT_POINTS = 120;
@@ -107,6 +107,7 @@ export function queryMetricsTool(
     description: `${DESCRIPTION} lookback_minutes: default ${limits.defaultLookbackMinutes}, at most ${limits.maxLookbackMinutes}.\n${describeSources(sources)}`,
     schema: queryMetricsSchema(ids, limits),
     readOnly: true,
+    failureCodes: QUERY_METRICS_FAILURE_CODES,
     countedList: 'series',
     async execute(args, signal, ctx) {
       const source = byId.get(args.data_source)!;

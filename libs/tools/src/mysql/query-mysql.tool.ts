@@ -7,7 +7,7 @@ import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import { checkSql, MAX_SQL_LENGTH } from './sql-policy';
 import type { QueryMysqlConfig } from './query-mysql.config';
-import type { QueryMysqlFailureCode } from './query-mysql.codes';
+import { QUERY_MYSQL_FAILURE_CODES, QueryMysqlFailureCode } from './query-mysql.codes';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -68,6 +68,7 @@ export function queryMysqlTool(
     description: describeQueryMysql(sources),
     schema: queryMysqlSchema([...byId.keys()].sort()),
     readOnly: true,
+    failureCodes: QUERY_MYSQL_FAILURE_CODES,
     countedList: 'rows',
     async execute(args, signal) {
       const source = byId.get(args.data_source);
