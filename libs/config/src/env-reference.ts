@@ -35,7 +35,7 @@ function message(
     text = text.split(`$constraint${index + 1}`).join(shown);
   });
   text = text.split('$property').join(key).split('$value').join('');
-  // "each value in" prefixes and the key itself say nothing a reference row does not already say.
+  // The messages start with the key, which the reference row already names.
   return text.startsWith(`${key} `) ? text.slice(key.length + 1) : text;
 }
 
