@@ -40,6 +40,8 @@ export default tseslint.config(
       'bench/results/**',
       '*.js',
       '*.mjs',
+      // The require hook that runs the docs generator from the sources, before any build (outside the TS project).
+      'scripts/*.js',
       // Plain-JS test servers started as their own processes without a build (outside the TS project).
       'test/support/**/*.mjs',
       // Deliberately broken files that test/support/lint-gate.spec.ts lints on purpose.

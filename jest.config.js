@@ -24,7 +24,7 @@ module.exports = {
       moduleNameMapper,
       transform,
     },
-    // Tests against real services, by kind (README "Tests, lint and benchmarks"); one global setup
+    // Tests against real services, by kind (docs/contributing.md "Tests and lint"); one global setup
     // starts the services and migrates the run's database once for all of them.
     ...[
       // medium: libs wired in process against real MariaDB/Redis (and the stub LLM), no HTTP.

@@ -54,7 +54,13 @@ const definition: HarnessToolDefinition<{ query: string }, { lines: string[] }> 
   project,
   summarizeArgs: () => ({}),
   label: 'logs',
-  evidenceOf: (result) => ({ source_type: 'LOG', source: 'logs', scope: '', values: result.events }),
+  evidenceOf: (result) => ({
+    source_type: 'LOG',
+    source: 'logs',
+    scope: '',
+    values: result.events,
+    demo: false,
+  }),
 };
 const bareTool = tool(
   async (args: { query: string }, config) => {

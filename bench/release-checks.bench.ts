@@ -49,6 +49,7 @@ const snapshot: VerifiedSnapshot = {
       {
         source_type: 'LOG',
         source: 'APPLICATION (MOCK)',
+        demo: true,
         scope: 'query: pool',
         evidence_status: 'EVIDENCE_FOUND',
         values: { patterns: [{ template: prose, count: 84 }], events: [] },
@@ -61,6 +62,7 @@ const snapshot: VerifiedSnapshot = {
       {
         source_type: 'MYSQL',
         source: 'order_db',
+        demo: false,
         scope: 'SELECT order_id FROM biz_order params=[]',
         evidence_status: 'EVIDENCE_FOUND',
         values: { columns: ['order_id'], rows: Array.from({ length: 50 }, (_, i) => [`order-${i}`]) },
@@ -73,6 +75,7 @@ const snapshot: VerifiedSnapshot = {
       {
         source_type: 'KNOWLEDGE',
         source: 'knowledge base',
+        demo: false,
         scope: 'query: pool',
         evidence_status: 'EVIDENCE_FOUND',
         values: [

@@ -39,7 +39,7 @@ const seriesSchema = z.strictObject({
 
 /**
  * `metrics.yaml` of a scenario: the incident's time series, generated relative to its `now` and loaded
- * into a real Prometheus for the run (README "Scoring diagnoses"). Every metric it names is allowlisted
+ * into a real Prometheus for the run (docs/eval.md "Scenarios with metrics"). Every metric it names is allowlisted
  * for the agent on `data_source`.
  */
 export const scenarioMetricsSchema = z.strictObject({

@@ -1,3 +1,4 @@
+import { FAILURE_CODES } from '@app/contracts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseStubScript } from '../test/support/stub-llm/stub-script';
@@ -21,9 +22,14 @@ const EXPECT_NONE: Expectation = {
   samples: [],
 };
 
-const LOG_REF = { reference_id: 1, source_type: 'LOG', source: 'APPLICATION (FILE)' };
-const SQL_REF = { reference_id: 2, source_type: 'MYSQL', source: 'order_readonly' };
-const METRIC_REF = { reference_id: 3, source_type: 'METRIC', source: 'prod_prometheus (PromQL)' };
+const LOG_REF = { reference_id: 1, source_type: 'LOG', source: 'APPLICATION (FILE)', demo: false };
+const SQL_REF = { reference_id: 2, source_type: 'MYSQL', source: 'order_readonly', demo: false };
+const METRIC_REF = {
+  reference_id: 3,
+  source_type: 'METRIC',
+  source: 'prod_prometheus (PromQL)',
+  demo: false,
+};
 const EXPECT_METRIC: Expectation = { ...EXPECT_REPORT, evidence: ['METRIC', 'LOG'] };
 const METRIC_CALLS: TurnObservation['toolCalls'] = [
   { tool_name: 'query_logs', status: 'READY', evidence_status: 'EVIDENCE_FOUND' },
@@ -196,10 +202,12 @@ describe('scoreScenario', () => {
     ],
     [
       'log evidence from the MOCK source',
-      turn({ payload: report({ references: [{ ...LOG_REF, source: 'APPLICATION (MOCK)' }, SQL_REF] }) }),
+      turn({
+        payload: report({ references: [{ ...LOG_REF, source: 'APPLICATION (MOCK)', demo: true }, SQL_REF] }),
+      }),
       EXPECT_REPORT,
       'citations_valid',
-      /not from the FILE log source/,
+      /evidence is demo data/,
     ],
     [
       'a required evidence type cited only by a negative observation',
@@ -405,6 +413,26 @@ describe('hedging: a conclusion commits to one primary cause', () => {
 });
 
 describe('not scored: provider and transport failures are neither right nor wrong', () => {
+  it.each(FAILURE_CODES.filter((code) => code.startsWith('MODEL_')))(
+    'the contract failure %s (a provider class) is not scored',
+    (failureCode) => {
+      const score = scoreScenario(EXPECT_REPORT, [
+        turn({ outcome: 'FAILED', contentType: null, payload: null, failureCode }),
+      ]);
+      expect(score.status).toBe('not_scored');
+    },
+  );
+
+  it.each(['BUDGET_EXHAUSTED', 'KNOWLEDGE_UNAVAILABLE', 'INTERNAL_ERROR'] as const)(
+    "the contract failure %s is the service's own answer: scored",
+    (failureCode) => {
+      const score = scoreScenario(EXPECT_REPORT, [
+        turn({ outcome: 'FAILED', contentType: null, payload: null, failureCode }),
+      ]);
+      expect(score.status).toBe('fail');
+    },
+  );
+
   it.each<[string, Partial<TurnObservation>]>([
     [
       'a rate-limited model',

@@ -1,3 +1,4 @@
+import { FAILURE_CODES, FailureCode, Reference } from '@app/contracts';
 import type { Expectation } from './scenario';
 
 /** What the runner saw of one chat turn over HTTP: the SSE outcome and content, plus the run's trace. */
@@ -49,7 +50,7 @@ interface ReportShape {
   analysis: { analysis_id: string; kind: string; text: string; reference_ids: number[] }[];
   action_plan: { action: string; based_on_analysis_ids: string[] }[];
   recommendations: { text: string; based_on_analysis_ids: string[] }[];
-  references: { reference_id: number; source_type: string; source: string }[];
+  references: Pick<Reference, 'reference_id' | 'source_type' | 'source' | 'demo'>[];
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -191,7 +192,33 @@ export function hedgedCauses(conclusion: string): string[] | null {
   return null;
 }
 
-const PROVIDER_FAILURES = new Set(['MODEL_UNAVAILABLE', 'ROUTING_UNAVAILABLE', 'RUN_TIMEOUT']);
+/**
+ * Every failure code of the wire contract, decided: true when it means the provider or the transport
+ * failed (no answer to judge, not scored), false when it is the service's own answer to the run (scored).
+ * A new code in libs/contracts does not compile here until it is decided.
+ */
+const PROVIDER_FAILURE: Record<FailureCode, boolean> = {
+  ROUTING_UNAVAILABLE: true,
+  MODEL_UNAVAILABLE: true,
+  // The provider's failure classes (docs/provider-failures.md).
+  MODEL_RATE_LIMITED: true,
+  MODEL_AUTH_FAILED: true,
+  MODEL_QUOTA_EXHAUSTED: true,
+  MODEL_NOT_FOUND: true,
+  MODEL_ENDPOINT_INVALID: true,
+  MODEL_TLS_FAILED: true,
+  MODEL_CONTENT_FILTERED: true,
+  MODEL_CONTEXT_TOO_LONG: true,
+  MODEL_REQUEST_REJECTED: true,
+  MODEL_BAD_RESPONSE: true,
+  BUDGET_EXHAUSTED: false,
+  RUN_TIMEOUT: true,
+  KNOWLEDGE_UNAVAILABLE: false,
+  INTERNAL_ERROR: false,
+};
+
+const isFailureCode = (code: string | null): code is FailureCode =>
+  (FAILURE_CODES as readonly string[]).includes(code ?? '');
 
 /**
  * Why a turn has no answer to score: the stream was lost, the provider failed (rate limit, timeout,
@@ -204,9 +231,7 @@ export function providerFailureOf(turn: TurnObservation): string | null {
   if (turn.outcome === null)
     return `the stream ended without an outcome${turn.failureCode ? ` (${turn.failureCode})` : ''}`;
   if (turn.failureCode?.startsWith('HTTP_')) return `the chat request answered ${turn.failureCode}`;
-  // Every MODEL_* code is the provider's class (docs/provider-failures.md).
-  const fromProvider =
-    PROVIDER_FAILURES.has(turn.failureCode ?? '') || turn.failureCode?.startsWith('MODEL_');
+  const fromProvider = isFailureCode(turn.failureCode) && PROVIDER_FAILURE[turn.failureCode];
   if (turn.outcome === 'FAILED' && turn.failureCode && fromProvider)
     return `provider failure ${turn.failureCode}${turn.errorCode ? ` (${turn.errorCode})` : ''}`;
   const reason = turn.fallbackReason ?? '';
@@ -284,10 +309,9 @@ function citationCheck(
     report.analysis.filter((item) => item.kind === 'NORMAL').flatMap((item) => item.reference_ids),
   );
   const citedReferences = report.references.filter((reference) => cited.has(reference.reference_id));
-  const mockLogs = report.references.filter(
-    (reference) => reference.source_type === 'LOG' && !/\(FILE\)/.test(reference.source),
-  );
-  if (mockLogs.length > 0) return 'log evidence is not from the FILE log source';
+  // By the contract's typed field, never the display text; a reference without it counts as demo data.
+  const demo = report.references.filter((reference) => reference.demo !== false);
+  if (demo.length > 0) return 'evidence is demo data (the MOCK log source), not from a real source';
   const missing = expect.evidence.filter(
     (type) => !citedReferences.some((reference) => reference.source_type === type),
   );

@@ -76,7 +76,7 @@ echo "$refusal" | grep -q 'set LLM_BASE_URL and LLM_API_KEY in .env' ||
   { echo "$refusal" >&2; log "docker compose up without LLM settings did not name them"; exit 1; }
 log "without LLM settings, docker compose up stops: ${refusal##*: }"
 
-# .env as the README's offline demo has it: the two LLM lines set to the stub, the demo block's lines
+# .env as the offline demo of docs/operations.md has it: the two LLM lines set to the stub, the demo block's lines
 # uncommented. Host networking: the stack's host names become loopback ports.
 sed -E \
   -e 's|^LLM_BASE_URL=$|LLM_BASE_URL=http://stub-llm:4010/v1|' \

@@ -38,7 +38,7 @@ export DEMO_MODE=true
 export HOST=${HOST:-127.0.0.1}
 export PORT=${PORT:-3000}
 export LOG_BACKEND=${LOG_BACKEND:-mock}
-# The documented dev key (README) for the trace and audit APIs; never valid unless enabled like this.
+# The documented dev key (docs/demo.md) for the trace and audit APIs; never valid unless enabled like this.
 export AUTH_DEV_KEY_ENABLED=${AUTH_DEV_KEY_ENABLED:-true}
 export DB_NAME=${DB_NAME:-superbiz}
 export STUB_LLM_PORT=${STUB_LLM_PORT:-4010}

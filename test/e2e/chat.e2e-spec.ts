@@ -115,7 +115,12 @@ describe('POST /api/chat over real HTTP', () => {
     expect(content.payload.conclusion.text).toContain('HikariCP pool exhaustion');
     expect(content.payload.analysis[0].reference_ids).toEqual([1]);
     expect(content.payload.references).toEqual([
-      expect.objectContaining({ reference_id: 1, source_type: 'LOG', source: 'APPLICATION (MOCK)' }),
+      expect.objectContaining({
+        reference_id: 1,
+        source_type: 'LOG',
+        source: 'APPLICATION (MOCK)',
+        demo: true,
+      }),
     ]);
     expect(response.events.at(-1)!.data).toEqual({ outcome: 'SUCCESS' });
     expect(response.text).not.toMatch(/REASONING-MARKER|call_logs_1|<!-- role/);

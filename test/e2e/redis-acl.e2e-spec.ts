@@ -6,7 +6,7 @@ import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { TEST_REDIS } from '../support/test-env';
 
-/** The minimal ACL of the README ("Redis ACL"), verbatim apart from the user name and password. */
+/** The minimal ACL of docs/configuration.md ("Redis ACL"), verbatim apart from the user name and password. */
 const MINIMAL_ACL = [
   'resetkeys',
   '~superbiz:harness:*',

@@ -255,6 +255,7 @@ describe('Harness tool boundary and Redis invocation store (real Redis and MySQL
     [
       'a known tool failure',
       fakeLogTool({
+        failureCodes: ['LOG_SOURCE_DOWN'],
         execute: () => Promise.reject(new ToolFailure('LOG_SOURCE_DOWN', 'Log source unavailable.')),
       }),
       { query: 'q', count: 1 },

@@ -76,6 +76,7 @@ const ROWS: Row[] = [
       boundary.execute(
         ctx,
         fakeLogTool({
+          failureCodes: ['UNKNOWN_DATA_SOURCE'],
           execute: () => Promise.reject(new ToolFailure('UNKNOWN_DATA_SOURCE', 'no such source')),
         }),
         'call_code',

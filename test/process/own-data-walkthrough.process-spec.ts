@@ -13,13 +13,13 @@ import { TEST_MYSQL, TEST_REDIS } from '../support/test-env';
 // Several CLI runs and a service boot as processes; a loaded machine needs the room.
 jest.setTimeout(300_000);
 
-/** The fenced block between `<!-- own-data:NAME:start -->` and `<!-- own-data:NAME:end -->` of the README. */
+/** The fenced block between `<!-- own-data:NAME:start -->` and `<!-- own-data:NAME:end -->` of the walkthrough page. */
 function readmeBlock(name: string): string {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/getting-started-own-data.md', 'utf8');
   const match = new RegExp(
     `<!-- own-data:${name}:start -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\s*<!-- own-data:${name}:end -->`,
   ).exec(readme);
-  if (!match) throw new Error(`README has no own-data:${name} block`);
+  if (!match) throw new Error(`docs/getting-started-own-data.md has no own-data:${name} block`);
   return match[1];
 }
 
@@ -80,7 +80,7 @@ function listeningUrl(child: ChildProcess, output: { text: string }): Promise<st
 /** log4j/logback's `yyyy-MM-dd HH:mm:ss,SSS` in UTC. */
 const log4j = (date: Date) => date.toISOString().replace('T', ' ').replace('.', ',').slice(0, 23);
 
-describe('README "Using your own data", step by step as a user runs it', () => {
+describe('docs/getting-started-own-data.md, step by step as a user runs it', () => {
   const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
   const names = {
     businessDb: `own_shop_${suffix}`,
@@ -136,7 +136,7 @@ describe('README "Using your own data", step by step as a user runs it', () => {
     )?.[1];
     expect(adminKey).toBeDefined();
     expect(secrets.SHOP_MYSQL_PASSWORD).toMatch(/^[0-9a-f]{32}$/);
-    // ... and the user puts the provider key into the file, as the README says.
+    // ... and the user puts the provider key into the file, as the walkthrough says.
     writeFileSync(envFile, firstFile.replace('sk-your-provider-key', providerKey));
     const loaded = runBlock(readmeBlock('secrets'), shell);
     expect(loaded.LLM_API_KEY).toBe(providerKey);

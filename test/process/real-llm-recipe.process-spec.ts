@@ -6,12 +6,12 @@ import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 
-/** Step 3 of README "Using a real LLM", exactly as a user copies it. */
+/** Step 3 of docs/llm-providers.md "The recipe", exactly as a user copies it. */
 function recipeBlock(): string {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/llm-providers.md', 'utf8');
   const section =
     /<!-- real-llm-recipe:start -->\s*```bash\n([\s\S]*?)```\s*<!-- real-llm-recipe:end -->/.exec(readme);
-  if (!section) throw new Error('README has no real-llm-recipe block');
+  if (!section) throw new Error('docs/llm-providers.md has no real-llm-recipe block');
   return section[1];
 }
 
@@ -49,7 +49,7 @@ function listeningUrl(child: ChildProcess, output: { text: string }): Promise<st
   });
 }
 
-describe('README "Using a real LLM" recipe, booted as a process (strict DeepSeek thinking-mode stub)', () => {
+describe('docs/llm-providers.md recipe, booted as a process (strict DeepSeek thinking-mode stub)', () => {
   const stub = new StubLlmServer();
   let service: ChildProcess | undefined;
   const logsDir = mkdtempSync(join(tmpdir(), 'e2e-recipe-logs-'));

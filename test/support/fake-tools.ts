@@ -36,7 +36,13 @@ export function fakeLogTool(
     }),
     summarizeArgs: (args) => ({ count: args.count }),
     label: 'fake logs',
-    evidenceOf: (result) => ({ source_type: 'LOG', source: 'fake logs', scope: '', values: result.events }),
+    evidenceOf: (result) => ({
+      source_type: 'LOG',
+      source: 'fake logs',
+      scope: '',
+      values: result.events,
+      demo: false,
+    }),
     ...overrides,
   };
   return definition;

@@ -113,7 +113,7 @@ export class HaproxyFrontend {
   }
 }
 
-/** The README's example, with the ports filled in. */
+/** The HAProxy example of docs/operations.md, with the ports filled in. */
 export function haproxyConfig(port: number, backends: number[]): string {
   return [
     'global',

@@ -111,7 +111,13 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
     }),
     summarizeArgs: () => ({}),
     label: 'knowledge base',
-    evidenceOf: () => ({ source_type: 'KNOWLEDGE', source: 'knowledge base', scope: '', values: [] }),
+    evidenceOf: () => ({
+      source_type: 'KNOWLEDGE',
+      source: 'knowledge base',
+      scope: '',
+      values: [],
+      demo: false,
+    }),
   };
   return tool as unknown as AnyHarnessTool;
 }

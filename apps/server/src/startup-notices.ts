@@ -8,7 +8,7 @@ export function startupNotices(state: { url: string; apiKeyCount: number }): {
     warnings:
       state.apiKeyCount === 0
         ? [
-            'No API key is configured: every request except /health and /api/docs will be refused with 401. Set API_KEYS (see README "Using a real LLM").',
+            'No API key is configured: every request except /health and /api/docs will be refused with 401. Set API_KEYS (see docs/getting-started-own-data.md).',
           ]
         : [],
   };

@@ -1,6 +1,6 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsString } from 'class-validator';
-import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvBoolean, EnvSection, validateEnv } from '@app/config';
 
 /**
  * chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions'
@@ -12,6 +12,7 @@ export type ApiRole = (typeof API_ROLES)[number];
 /** The documented key the demo may enable; never valid unless AUTH_DEV_KEY_ENABLED=true. */
 export const DEV_API_KEY = 'superbiz-dev-key-change-me';
 
+@EnvSection('auth', 'Access control')
 export class AuthEnv {
   /** `roles=key` entries, comma-separated; roles joined with `|`, e.g. `trace_reader=k1,auditor|trace_reader=k2`. */
   @IsString() API_KEYS: string = '';

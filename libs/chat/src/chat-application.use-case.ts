@@ -65,7 +65,8 @@ interface Ending {
 
 const SUCCESS: RunEnd = { outcome: 'SUCCESS', reason: 'NONE' };
 
-const FAILURE_MESSAGES: Record<FailureCode, string> = {
+/** The text a client gets with each failure code (listed in docs/codes.md). */
+export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   ROUTING_UNAVAILABLE:
     '当前暂时无法处理该请求，请稍后重试 / The request cannot be handled right now; please try again later.',
   MODEL_UNAVAILABLE:
@@ -251,7 +252,7 @@ export class ChatApplicationUseCase {
       `knowledge_query_${ctx.runId}`,
       { query },
     );
-    // Seed §5.2: a lookup that failed is never shown as "nothing in the knowledge base".
+    // docs/fallbacks-and-failures.md: a lookup that failed is never shown as "nothing in the knowledge base".
     if (lookup.isError) {
       ctx.journal.event('RELEASE', 'KNOWLEDGE_UNAVAILABLE', {
         error_code: String(lookup.agentResult.error_code ?? 'TOOL_FAILED'),

@@ -1,7 +1,8 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 
+@EnvSection('chat', 'Chat')
 export class ChatEnv {
   /** Runs streaming at once; more wait in the queue; beyond that the endpoint answers 503. */
   @IsInt() @Min(1) @Max(10_000) CHAT_MAX_IN_FLIGHT: number = 32;

@@ -12,6 +12,31 @@ export class ConfigValidationError extends Error {
 
 type EnvClass<T> = new () => T;
 
+/** Where an environment class belongs: the lib that reads it and the reference section it is listed in. */
+export interface EnvSectionInfo {
+  lib: string;
+  title: string;
+}
+
+// Static metadata about classes (like class-validator's own storage), never run state.
+const ENV_SECTIONS = new Map<EnvClass<object>, EnvSectionInfo>();
+
+/**
+ * Declares an environment class: the lib that reads it and its section of the generated configuration
+ * reference (docs/configuration-reference.md). `validateEnv` refuses a class without it, so every key the
+ * service validates is in the reference.
+ */
+export function EnvSection(lib: string, title: string): ClassDecorator {
+  return (target) => {
+    ENV_SECTIONS.set(target as unknown as EnvClass<object>, { lib, title });
+  };
+}
+
+/** Every declared environment class with its section, in declaration order. */
+export function envSections(): { envClass: EnvClass<object>; section: EnvSectionInfo }[] {
+  return [...ENV_SECTIONS].map(([envClass, section]) => ({ envClass, section }));
+}
+
 function describe(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((error) => {
     const key = `${prefix}${error.property}`;
@@ -32,6 +57,11 @@ export function validateEnv<T extends object>(
   envClass: EnvClass<T>,
   env: Record<string, string | undefined> = process.env,
 ): T {
+  if (!ENV_SECTIONS.has(envClass as EnvClass<object>)) {
+    throw new Error(
+      `${envClass.name} is not declared with @EnvSection: the configuration reference would miss it`,
+    );
+  }
   const defined = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );

@@ -10,3 +10,4 @@ export * from './documents';
 export * from './runs';
 export * from './alerts';
 export * from './notifications';
+export * from './labels';

@@ -44,9 +44,14 @@ export interface Reference {
    */
   values: unknown;
   truncated: boolean;
+  /**
+   * The evidence is generated demo data (the MOCK log source), never live production data: the server
+   * appends MOCK_SCOPE_NOTE to the report's scope and the web UI shows a notice, both by this field.
+   */
+  demo: boolean;
 }
 
-/** Appended by the server to a report's scope whenever it cites the MOCK log source. */
+/** Appended by the server to a report's scope whenever it cites demo evidence (`Reference.demo`). */
 export const MOCK_SCOPE_NOTE =
   '日志证据来自 MOCK 演示数据源，不是生产实时数据 / Log evidence comes from a MOCK source, not live production data.';
 

@@ -6,7 +6,13 @@ import type { EvidenceLookup } from './verified-evidence';
 
 // A log tool whose results declare their gap through the typed hook (as query_logs' `completeness`).
 const TOOLS: EvidenceLookup = () => ({
-  evidenceOf: () => ({ source_type: 'LOG', source: 'APPLICATION (FILE)', scope: '', values: [] }),
+  evidenceOf: () => ({
+    source_type: 'LOG',
+    source: 'APPLICATION (FILE)',
+    scope: '',
+    values: [],
+    demo: false,
+  }),
   gapOf: (result) => {
     const completeness = result.completeness as
       { unreadable_lines: number; unreadable_files: number } | undefined;

@@ -10,6 +10,7 @@ const TOOLS: EvidenceLookup = (name) =>
         evidenceOf: (result) => ({
           source_type: 'LOG',
           source: `${String((result.scope as { topic: string }).topic)} (${String(result.source_kind)})`,
+          demo: result.source_kind === 'MOCK',
           scope: '',
           values: result.patterns,
         }),
@@ -107,6 +108,7 @@ describe('checkEvidence (EvidenceGuard rules)', () => {
             source_type: 'LOG',
             source: 'APPLICATION (MOCK)',
             evidence_status: 'EVIDENCE_FOUND',
+            demo: true,
           }),
         ],
       },

@@ -15,6 +15,7 @@ import type { VerifiedEvidence } from './verified-evidence';
 const logEvidence = (messages: string[]): VerifiedEvidence => ({
   source_type: 'LOG',
   source: 'APPLICATION (FILE)',
+  demo: false,
   scope:
     'query: pool; 2026-11-20T09:30:00.000Z – 2026-11-20T10:30:00.000Z; ' +
     `${messages.length} matching events`,
@@ -33,6 +34,7 @@ const logEvidence = (messages: string[]): VerifiedEvidence => ({
 const rowEvidence: VerifiedEvidence = {
   source_type: 'MYSQL',
   source: 'order_readonly',
+  demo: false,
   scope:
     'SELECT payment_id, channel, status, error_code, latency_ms FROM payment_record WHERE order_id = ? params=["order-7021"]',
   values: {

@@ -3,7 +3,7 @@ import type { VerifiedSnapshot } from './evidence-rules';
 import type { VerifiedEvidence } from './verified-evidence';
 
 /**
- * Deterministic grounding check (README "Grounding check"): code, no LLM, run on every diagnosis draft
+ * Deterministic grounding check (docs/security-model.md "Grounding check"): code, no LLM, run on every diagnosis draft
  * after the release checks and before SemanticGuard. A misattributed report cites real tool calls, so it
  * passes EvidenceGuard, and a same-model reviewer may approve it; what it cannot do is quote its evidence.
  * Each NORMAL analysis's specific tokens (error codes, identifiers, numbers with units, service, table and

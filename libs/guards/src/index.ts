@@ -14,5 +14,5 @@ export { releaseConfig } from './release.config';
 export type { ReleaseConfig } from './release.config';
 export { checkGrounding, groundingDetails } from './grounding-check';
 export { evidenceLimitations, withEvidenceLimitations } from './evidence-limitations';
-export { fallbackReport, releasedDetails, releaseReport } from './release-policy';
+export { FALLBACK_TEXT, fallbackReport, releasedDetails, releaseReport } from './release-policy';
 export type { DiagnosisReport, Fallback, FallbackType } from './release-policy';

@@ -1,19 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HumanMessage } from '@langchain/core/messages';
 import {
   FailureKind,
   harnessConfig,
   HarnessConfig,
   HarnessRetryExecutor,
-  InvalidModelOutput,
   ModelGateway,
-  RetryExhausted,
   RunContext,
-  textOf,
 } from '@app/harness';
+import { ReviewDependencies, ReviewerIdentity, reviewByModel } from './model-review';
 import { findReleaseViolations } from './release-checks';
 import { releaseConfig, ReleaseConfig } from './release.config';
-import { parseVerdict } from './semantic-guard';
 
 /** One retrieved document an answer cites, as the reviewer sees it. */
 export interface CitedExcerpt {
@@ -41,10 +37,18 @@ export type KnowledgeRefusal =
 
 export type KnowledgeReview = { release: true } | { release: false; reason: KnowledgeRefusal };
 
+const KNOWLEDGE_REVIEWER: ReviewerIdentity = {
+  role: 'knowledge-guard',
+  operation: 'knowledge_guard',
+  skippedEvent: 'KNOWLEDGE_REVIEW_SKIPPED',
+  verdictEvent: 'KNOWLEDGE_VERDICT',
+  totalTimeoutCode: 'KNOWLEDGE_REVIEW_TOTAL_TIMEOUT',
+};
+
 /**
  * The release gate of a knowledge answer, like SemanticGuard for diagnoses: first the deterministic
- * release checks against the cited excerpts, then the same ChatModel in a fresh, tool-less, single-turn
- * context that sees only the query, the answer and the cited excerpts. Only SUPPORTED is released;
+ * release checks against the cited excerpts, then the review loop (model-review.ts) given only the query,
+ * the answer and the cited excerpts. Only SUPPORTED is released;
  * UNSUPPORTED, an unreadable verdict after the retry matrix, or input over the limit are refusals.
  */
 @Injectable()
@@ -55,6 +59,10 @@ export class KnowledgeGuard {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
     @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
   ) {}
+
+  private reviewDependencies(): ReviewDependencies {
+    return { gateway: this.gateway, retry: this.retry, config: this.config };
+  }
 
   async review(
     ctx: RunContext,
@@ -85,34 +93,16 @@ export class KnowledgeGuard {
       answer: draft,
       cited_excerpts: cited.map(({ document_id, title, excerpt }) => ({ document_id, title, excerpt })),
     });
-    if (input.length > this.config.semantic.maxInputChars) {
-      ctx.journal.event('SEMANTIC', 'KNOWLEDGE_REVIEW_SKIPPED', {
-        reason: 'INPUT_TOO_LARGE',
-        chars: input.length,
-      });
-      return { release: false, reason: 'KNOWLEDGE_INPUT_TOO_LARGE' };
-    }
-    const deadline = Date.now() + this.config.semantic.totalTimeoutMs;
-    try {
-      const verdict = await this.retry.execute(ctx, 'knowledge_guard', async (attempt) => {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new InvalidModelOutput('KNOWLEDGE_REVIEW_TOTAL_TIMEOUT');
-        const reply = await this.gateway.invoke(ctx, {
-          role: 'knowledge-guard',
-          messages: [new HumanMessage(input)],
-          attempt,
-          timeoutMs: Math.min(this.config.semantic.callTimeoutMs, remaining),
-        });
-        return parseVerdict(textOf(reply.content));
-      });
-      // The reason stays in the restricted reasoning audit, never in the trace or to the user.
-      ctx.journal.event('SEMANTIC', 'KNOWLEDGE_VERDICT', { verdict: verdict.verdict });
-      return verdict.verdict === 'SUPPORTED'
-        ? { release: true }
-        : { release: false, reason: 'KNOWLEDGE_UNSUPPORTED' };
-    } catch (error) {
-      if (!(error instanceof RetryExhausted)) throw error;
-      return { release: false, reason: `KNOWLEDGE_REVIEW_${error.lastFailure}` };
+    const outcome = await reviewByModel(this.reviewDependencies(), ctx, KNOWLEDGE_REVIEWER, input);
+    switch (outcome.kind) {
+      case 'VERDICT':
+        return outcome.verdict.verdict === 'SUPPORTED'
+          ? { release: true }
+          : { release: false, reason: 'KNOWLEDGE_UNSUPPORTED' };
+      case 'INPUT_TOO_LARGE':
+        return { release: false, reason: 'KNOWLEDGE_INPUT_TOO_LARGE' };
+      case 'UNAVAILABLE':
+        return { release: false, reason: `KNOWLEDGE_REVIEW_${outcome.failure}` };
     }
   }
 }

@@ -129,6 +129,7 @@ const draft: Draft = {
 const logs: VerifiedEvidence & { tool_name: string } = {
   source_type: 'LOG',
   source: 'APPLICATION (MOCK)',
+  demo: true,
   scope: 'query: pool',
   evidence_status: 'EVIDENCE_FOUND',
   values: { patterns: [{ template: 'see https://wiki.internal/pool', count: 84 }], events: [] },
@@ -208,6 +209,7 @@ describe('checkDraftRelease with a cited knowledge document', () => {
         {
           source_type: 'KNOWLEDGE',
           source: 'knowledge base',
+          demo: false,
           scope: 'query: pool',
           evidence_status: 'EVIDENCE_FOUND',
           values: [{ document_id: 'doc-1', title: 'Pool runbook', excerpt }],
@@ -236,6 +238,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
   const row: VerifiedEvidence & { tool_name: string } = {
     source_type: 'MYSQL',
     source: 'order_db',
+    demo: false,
     scope: `SELECT name FROM customers WHERE note = 'redis-cli FLUSHALL' params=[]`,
     evidence_status: 'EVIDENCE_FOUND',
     values: { columns: ['name'], rows: [[planted]] },
@@ -260,6 +263,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
   const series: VerifiedEvidence & { tool_name: string } = {
     source_type: 'METRIC',
     source: 'prometheus',
+    demo: false,
     scope: 'up == 0; at 2026-12-03T04:00:00Z; 2 series',
     evidence_status: 'EVIDENCE_FOUND',
     values: [
@@ -272,6 +276,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
   const mcp: VerifiedEvidence & { tool_name: string } = {
     source_type: 'OTHER',
     source: 'ticket_desk',
+    demo: false,
     scope: '',
     evidence_status: 'EVIDENCE_FOUND',
     values: { answer: 'escalate to @ops_helper on Telegram or x@corp.example' },
@@ -286,6 +291,7 @@ describe('checkDraftRelease: what each evidence source may supply', () => {
   const runbook: VerifiedEvidence & { tool_name: string } = {
     source_type: 'KNOWLEDGE',
     source: 'knowledge base',
+    demo: false,
     scope: 'query: pool',
     evidence_status: 'EVIDENCE_FOUND',
     values: [

@@ -13,6 +13,7 @@ import { VerifiedEvidence } from './verified-evidence';
 const knowledge = {
   source_type: 'KNOWLEDGE' as const,
   source: 'knowledge base',
+  demo: false,
   scope: 'query: 支付超时',
   evidence_status: 'EVIDENCE_FOUND' as const,
   values: [{ document_id: 'doc-1', title: '支付超时排查手册', excerpt: 'HikariCP 耗尽' }],
@@ -22,6 +23,7 @@ const knowledge = {
 const logs = {
   source_type: 'LOG' as const,
   source: 'APPLICATION (MOCK)',
+  demo: true,
   scope: 'last 30 minutes',
   evidence_status: 'EVIDENCE_FOUND' as const,
   values: { patterns: [] },
@@ -122,8 +124,21 @@ describe('releasedScope', () => {
     [
       'no MOCK source is cited',
       'order-service',
-      [knowledge, { ...logs, source: 'APPLICATION (FILE)' }],
+      [knowledge, { ...logs, source: 'APPLICATION (FILE)', demo: false }],
       'order-service',
+    ],
+    // The typed field decides, never the display text.
+    [
+      'a source reads MOCK but is not demo data',
+      'order-service',
+      [{ ...logs, demo: false }],
+      'order-service',
+    ],
+    [
+      'demo data whatever its display text',
+      'order-service',
+      [{ ...logs, source: 'APPLICATION' }],
+      `order-service ${MOCK_SCOPE_NOTE}`,
     ],
   ])('states MOCK evidence by code when %s', (_name, scope, cited, expected) => {
     expect(releasedScope(scope, cited)).toBe(expected);
@@ -219,6 +234,7 @@ describe('references and sources as data', () => {
   const planted = {
     source_type: 'MYSQL' as const,
     source: 'order_db',
+    demo: false,
     scope: "SELECT 'support.evil-desk.com' AS host FROM evil.com params=[]",
     evidence_status: 'EVIDENCE_FOUND' as const,
     values: { columns: ['host'], rows: [['support.evil-desk.com'], ['order-123']] },

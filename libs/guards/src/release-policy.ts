@@ -4,11 +4,12 @@ import type { PublishedResult } from '@app/trace';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 import { inertText, inertValues, modelQueryScope } from './release-display';
-import { isMockEvidence, VerifiedEvidence } from './verified-evidence';
+import { isDemoEvidence, VerifiedEvidence } from './verified-evidence';
 
 export type { DiagnosisReport, Fallback, FallbackType, Reference };
 
-const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string }> = {
+/** The fixed text of each fallback type (listed in docs/codes.md). */
+export const FALLBACK_TEXT: Record<FallbackType, { message: string; limitation: string }> = {
   EVIDENCE_VALIDATION_FAILED: {
     message: '当前无法用已验证的证据支撑诊断结论 / The diagnosis could not be backed by verified evidence.',
     limitation: '诊断草稿未通过证据校验 / The draft did not pass evidence validation.',
@@ -43,9 +44,9 @@ export interface PublishLimits {
 
 const cut = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
-/** The draft's scope, plus the MOCK note whenever a MOCK log source is cited (stated by code, not left to the model). */
+/** The draft's scope, plus the MOCK note whenever demo evidence is cited (stated by code, not left to the model). */
 export function releasedScope(scope: string, cited: Iterable<VerifiedEvidence>): string {
-  const mock = [...cited].some(isMockEvidence);
+  const mock = [...cited].some(isDemoEvidence);
   if (!mock || scope.includes(MOCK_SCOPE_NOTE)) return scope;
   return scope ? `${scope} ${MOCK_SCOPE_NOTE}` : MOCK_SCOPE_NOTE;
 }

@@ -1,8 +1,9 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsString, MaxLength } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 import { parseReleaseAllowlist } from './release-allowlist';
 
+@EnvSection('guards', 'Release')
 export class ReleaseEnv {
   /**
    * What the operator vouches for in released text (docs/release-gate.md "Operator allowlist"): company

@@ -1,32 +1,31 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HumanMessage } from '@langchain/core/messages';
-import { z } from 'zod';
 import {
   FailureKind,
   harnessConfig,
   HarnessConfig,
   HarnessRetryExecutor,
-  InvalidModelOutput,
   ModelGateway,
-  parseJsonAnswer,
-  RetryExhausted,
   RunContext,
-  textOf,
 } from '@app/harness';
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
+import { ReviewDependencies, ReviewerIdentity, reviewByModel, ReviewVerdict } from './model-review';
 
-const verdictSchema = z.strictObject({
-  verdict: z.enum(['SUPPORTED', 'UNSUPPORTED']),
-  reason: z.string().min(1).max(2000),
-});
-export type SemanticVerdict = z.infer<typeof verdictSchema>;
+export type SemanticVerdict = ReviewVerdict;
 
 /** Why no verdict could be had: the input was over the limit, or the retry matrix gave up on a failure kind. */
 export type SemanticUnavailableReason = 'SEMANTIC_INPUT_TOO_LARGE' | `SEMANTIC_${FailureKind}`;
 
 export type SemanticOutcome =
   { kind: 'VERDICT'; verdict: SemanticVerdict } | { kind: 'UNAVAILABLE'; reason: SemanticUnavailableReason };
+
+const SEMANTIC_REVIEWER: ReviewerIdentity = {
+  role: 'semantic-guard',
+  operation: 'semantic_guard',
+  skippedEvent: 'SEMANTIC_SKIPPED',
+  verdictEvent: 'SEMANTIC_VERDICT',
+  totalTimeoutCode: 'SEMANTIC_TOTAL_TIMEOUT',
+};
 
 /** The draft as the reviewer sees it: all user-visible content, no tool_call_ids. */
 export function reviewInput(query: string, draft: Draft, snapshot: VerifiedSnapshot) {
@@ -50,10 +49,8 @@ export function reviewInput(query: string, draft: Draft, snapshot: VerifiedSnaps
 }
 
 /**
- * SemanticGuard: the same ChatModel in a fresh, tool-less, single-turn context, given only
- * the query, the draft without tool_call_ids and the verified evidence. Timeout, transport failure or an
- * answer that is not exactly {verdict, reason} is retried once with the same input (the retry matrix);
- * after that the review is unavailable. UNSUPPORTED is an answer, not a failure.
+ * SemanticGuard: the review loop (model-review.ts) given only the query, the draft without tool_call_ids
+ * and the verified evidence.
  */
 @Injectable()
 export class SemanticGuard {
@@ -63,6 +60,10 @@ export class SemanticGuard {
     @Inject(harnessConfig.KEY) private readonly config: HarnessConfig,
   ) {}
 
+  private reviewDependencies(): ReviewDependencies {
+    return { gateway: this.gateway, retry: this.retry, config: this.config };
+  }
+
   async review(
     ctx: RunContext,
     query: string,
@@ -70,41 +71,14 @@ export class SemanticGuard {
     snapshot: VerifiedSnapshot,
   ): Promise<SemanticOutcome> {
     const input = JSON.stringify(reviewInput(query, draft, snapshot));
-    if (input.length > this.config.semantic.maxInputChars) {
-      ctx.journal.event('SEMANTIC', 'SEMANTIC_SKIPPED', {
-        reason: 'INPUT_TOO_LARGE',
-        chars: input.length,
-      });
-      return { kind: 'UNAVAILABLE', reason: 'SEMANTIC_INPUT_TOO_LARGE' };
-    }
-    const deadline = Date.now() + this.config.semantic.totalTimeoutMs;
-    try {
-      const verdict = await this.retry.execute(ctx, 'semantic_guard', async (attempt) => {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new InvalidModelOutput('SEMANTIC_TOTAL_TIMEOUT');
-        const reply = await this.gateway.invoke(ctx, {
-          role: 'semantic-guard',
-          messages: [new HumanMessage(input)],
-          attempt,
-          timeoutMs: Math.min(this.config.semantic.callTimeoutMs, remaining),
-        });
-        return parseVerdict(textOf(reply.content));
-      });
-      // The reason stays in the restricted reasoning audit (the step's assistant text), never in the trace or to the user.
-      ctx.journal.event('SEMANTIC', 'SEMANTIC_VERDICT', { verdict: verdict.verdict });
-      return { kind: 'VERDICT', verdict };
-    } catch (error) {
-      if (!(error instanceof RetryExhausted)) throw error;
-      return { kind: 'UNAVAILABLE', reason: `SEMANTIC_${error.lastFailure}` };
+    const outcome = await reviewByModel(this.reviewDependencies(), ctx, SEMANTIC_REVIEWER, input);
+    switch (outcome.kind) {
+      case 'VERDICT':
+        return outcome;
+      case 'INPUT_TOO_LARGE':
+        return { kind: 'UNAVAILABLE', reason: 'SEMANTIC_INPUT_TOO_LARGE' };
+      case 'UNAVAILABLE':
+        return { kind: 'UNAVAILABLE', reason: `SEMANTIC_${outcome.failure}` };
     }
   }
-}
-
-/** Exactly {verdict, reason} or an INVALID_OUTPUT failure (retried by the matrix); shared by both reviewers. */
-export function parseVerdict(text: string): SemanticVerdict {
-  const value = parseJsonAnswer(text);
-  if (value === undefined) throw new InvalidModelOutput('SEMANTIC_UNPARSABLE');
-  const parsed = verdictSchema.safeParse(value);
-  if (!parsed.success) throw new InvalidModelOutput('SEMANTIC_INVALID');
-  return parsed.data;
 }

@@ -13,7 +13,7 @@ export type EvidenceLookup = (toolName: string) => Pick<AnyHarnessTool, 'evidenc
 /** A result of a tool this process does not know: its fields as they are, under the tool's name. */
 function unknownToolEvidence(toolName: string, result: AgentResult): EvidenceView {
   const { tool_call_id: _id, evidence_status: _status, truncated: _truncated, ...values } = result;
-  return { source_type: 'OTHER', source: toolName, scope: '', values };
+  return { source_type: 'OTHER', source: toolName, scope: '', values, demo: false };
 }
 
 /** Deterministic view of one READY invocation's agent_result; the tool_call_id stays with the Harness. */
@@ -30,7 +30,7 @@ export function verifiedEvidenceOf(
   };
 }
 
-/** Log evidence from the MOCK (demo) source: it must never read as live production data. */
-export function isMockEvidence(evidence: Pick<VerifiedEvidence, 'source_type' | 'source'>): boolean {
-  return evidence.source_type === 'LOG' && evidence.source.endsWith('(MOCK)');
+/** Demo evidence (the MOCK log source): it must never read as live production data. */
+export function isDemoEvidence(evidence: Pick<VerifiedEvidence, 'demo'>): boolean {
+  return evidence.demo;
 }

@@ -6,7 +6,7 @@ import { renderMetricsReference, replaceMetricsReference } from './metrics-refer
 const DOC = join(__dirname, '../../../docs/metrics.md');
 
 describe('docs/metrics.md', () => {
-  it('holds the reference of every metric as the catalog generates it (regenerate: npm run build && npm run docs:metrics)', () => {
+  it('holds the reference of every metric as the catalog generates it (regenerate: npm run docs:generate)', () => {
     const document = readFileSync(DOC, 'utf8');
     expect(replaceMetricsReference(document)).toBe(document);
   });

@@ -1,7 +1,6 @@
 import { DeclaredLabel, MetricDefinition, METRICS } from './metric-catalog';
 
-export const REFERENCE_BEGIN =
-  '<!-- metrics-reference:begin (generated: npm run build && npm run docs:metrics) -->';
+export const REFERENCE_BEGIN = '<!-- metrics-reference:begin (generated: npm run docs:generate) -->';
 export const REFERENCE_END = '<!-- metrics-reference:end -->';
 
 const isDeclared = (values: readonly string[] | DeclaredLabel): values is DeclaredLabel =>

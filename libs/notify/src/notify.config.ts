@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 import { NotificationTarget, parseTargetsFile, TargetsFileError } from './notification-targets';
 
+@EnvSection('notify', 'Notifications')
 export class NotifyEnv {
   /** The targets file (YAML or JSON, docs/notifications.md); unset: no notifications are configured. */
   @IsOptional() @IsString() NOTIFY_TARGETS_FILE?: string;

@@ -48,3 +48,4 @@ export { LOOKUP_KNOWLEDGE_FAILURE_CODES } from './knowledge/lookup-knowledge.cod
 export type { LookupKnowledgeFailureCode } from './knowledge/lookup-knowledge.codes';
 export { MCP_TOOL_FAILURE_CODES } from './mcp/mcp-evidence-tool.codes';
 export type { McpToolFailureCode } from './mcp/mcp-evidence-tool.codes';
+export { renderFunctionCatalog } from './mysql/function-catalog';

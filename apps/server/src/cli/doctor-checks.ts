@@ -62,7 +62,7 @@ export function checkConfiguration(): Finding[] {
       check: 'configuration',
       verdict: 'FAIL',
       message: `the service would not start: ${[...problems].join('; ')}`,
-      fix: 'set the named keys (README "Configuration")',
+      fix: 'set the named keys (docs/configuration-reference.md)',
     });
   } else {
     findings.push({ check: 'configuration', verdict: 'OK', message: 'every setting is valid' });
@@ -73,7 +73,7 @@ export function checkConfiguration(): Finding[] {
         check: 'configuration',
         verdict: 'WARN',
         message: 'API_KEYS is empty: every request except /health would be refused with 401',
-        fix: 'set API_KEYS (README "Using your own data")',
+        fix: 'set API_KEYS (docs/getting-started-own-data.md)',
       });
     }
   } catch {
@@ -214,7 +214,7 @@ export async function checkRedis(): Promise<Finding[]> {
       check,
       verdict: 'FAIL',
       message: `ACL user ${user} may not write evidence records: every diagnosis would end in the fallback`,
-      fix: `ACL SETUSER ${user} ${evidenceRule} (README "Redis ACL")`,
+      fix: `ACL SETUSER ${user} ${evidenceRule} (docs/configuration.md "Redis ACL")`,
     });
   }
   if (!access.throttle) {
@@ -265,7 +265,7 @@ function grantFix(source: MysqlDataSourceConfig): string {
   const grants = [...source.schemas.keys()].map(
     (schema) => `GRANT SELECT ON \`${schema}\`.* TO 'reader'@'%';`,
   );
-  return `use an account with SELECT only: CREATE USER 'reader'@'%' IDENTIFIED BY '...'; ${grants.join(' ')} (README "Using your own data")`;
+  return `use an account with SELECT only: CREATE USER 'reader'@'%' IDENTIFIED BY '...'; ${grants.join(' ')} (docs/getting-started-own-data.md)`;
 }
 
 /** Each business data source of the allowlist: reachable, read-only, every allowlisted table and column there. */
@@ -299,7 +299,7 @@ export async function checkDataSources(): Promise<Finding[]> {
         check,
         verdict: 'WARN',
         message: `${file} lists no data source: query_mysql has nothing to read`,
-        fix: 'add your business database to the allowlist (README "Using your own data")',
+        fix: 'add your business database to the allowlist (docs/getting-started-own-data.md)',
       },
     ];
   }

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { EnvBoolean, validateEnv } from '@app/config';
+import { EnvBoolean, EnvSection, validateEnv } from '@app/config';
 import { IsTrustProxy, parseTrustProxy, TrustProxy } from './trust-proxy';
 
+@EnvSection('server', 'Service')
 export class AppEnv {
   @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
   @IsString() @MinLength(1) HOST: string = '0.0.0.0';

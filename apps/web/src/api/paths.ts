@@ -2,7 +2,7 @@ import type { DocumentStatus } from '@app/contracts';
 
 const part = encodeURIComponent;
 
-/** The service endpoints the UI calls (README "HTTP API"). */
+/** The service endpoints the UI calls (docs/api-and-sse.md). */
 export const paths = {
   sessions: (limit: number, cursor: string | null) =>
     `/api/diagnosis/sessions?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,

@@ -1,5 +1,5 @@
 import type { Fallback } from '@app/contracts';
-import { FALLBACK_LABELS } from './labels';
+import { FALLBACK_LABELS } from '@app/contracts';
 
 /** The fixed safe answer when no report could be verified: never mistaken for a diagnosis. */
 export function FallbackView({ fallback }: { fallback: Fallback }) {

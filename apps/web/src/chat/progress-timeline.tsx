@@ -1,7 +1,7 @@
 import { formatDuration } from '../format';
 import type { StatusCode } from '@app/contracts';
 import type { ProgressStep } from './chat-turn';
-import { STATUS_LABELS } from './labels';
+import { STATUS_LABELS } from '@app/contracts';
 
 /**
  * Statuses whose message carries more than the label says (the plan, which tools); the others' fixed

@@ -1,7 +1,12 @@
 import type { Reference } from '@app/contracts';
 import { excerptsOf, usesMockData } from './reference-excerpts';
 
-const reference = (source_type: Reference['source_type'], values: unknown, source = 'src'): Reference => ({
+const reference = (
+  source_type: Reference['source_type'],
+  values: unknown,
+  source = 'src',
+  demo = false,
+): Reference => ({
   reference_id: 1,
   source_type,
   source,
@@ -9,6 +14,7 @@ const reference = (source_type: Reference['source_type'], values: unknown, sourc
   evidence_status: 'EVIDENCE_FOUND',
   values,
   truncated: false,
+  demo,
 });
 
 describe('excerptsOf', () => {
@@ -142,8 +148,10 @@ describe('excerptsOf', () => {
 
 describe('usesMockData', () => {
   it.each<[Reference[], boolean]>([
-    [[reference('LOG', {}, 'APPLICATION (MOCK)')], true],
-    [[reference('LOG', {}, 'APPLICATION (LOKI)')], false],
+    [[reference('LOG', {}, 'APPLICATION (MOCK)', true)], true],
+    [[reference('LOG', {}, 'APPLICATION (FILE)'), reference('LOG', {}, 'DATABASE (MOCK)', true)], true],
+    // The display text decides nothing: only the typed field does.
+    [[reference('LOG', {}, 'APPLICATION (MOCK)', false)], false],
     [[reference('KNOWLEDGE', [], 'MOCK runbook')], false],
     [[], false],
   ])('%j -> %s', (references, expected) => {

@@ -124,7 +124,7 @@ export function excerptsOf(reference: Reference, maxItems = 5, maxRows = 5): Ref
   }
 }
 
-/** Log evidence from the MOCK log source is sample data, which the report must say plainly. */
+/** Demo evidence (the MOCK log source) is sample data, which the report must say plainly. */
 export function usesMockData(references: Reference[]): boolean {
-  return references.some((reference) => reference.source_type === 'LOG' && /\bMOCK\b/.test(reference.source));
+  return references.some((reference) => reference.demo);
 }

@@ -3,7 +3,7 @@ import { isTurnOpen, type ChatTurn } from './chat-turn';
 import { DiagnosisReportView } from './diagnosis-report-view';
 import { FallbackView } from './fallback-view';
 import { KnowledgeAnswerView } from './knowledge-answer-view';
-import { FAILURE_LABELS } from './labels';
+import { FAILURE_LABELS } from '@app/contracts';
 import { ProgressTimeline } from './progress-timeline';
 
 function Answer({ turn }: { turn: ChatTurn }) {

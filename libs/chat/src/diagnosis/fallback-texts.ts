@@ -125,7 +125,8 @@ type FixedReason = Exclude<
   `REPAIR_${GuardFailureCode}` | `SEMANTIC_${GuardFailureCode}`
 >;
 
-const FIXED_REASON_CAUSE: Record<FixedReason, FallbackCause> = {
+/** The cause each fixed fallback reason is explained by (listed in docs/codes.md). */
+export const FIXED_REASON_CAUSE: Record<FixedReason, FallbackCause> = {
   EVIDENCE_VALIDATION_FAILED: 'CITATIONS_INVALID',
   EVIDENCE_STORE_UNAVAILABLE: 'EVIDENCE_STORE_OUTAGE',
   EVIDENCE_STORE_LOST: 'EVIDENCE_STORE_OUTAGE',

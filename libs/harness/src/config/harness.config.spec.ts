@@ -1,5 +1,11 @@
 import { ConfigValidationError } from '@app/config';
-import { loadHarnessConfig } from './harness.config';
+import {
+  HarnessRetryPolicies,
+  RETRY_MATRIX,
+  RETRY_OPERATIONS,
+  RetryOperation,
+} from '../retry/harness-retry-policies';
+import { HarnessEnv, loadHarnessConfig } from './harness.config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -47,4 +53,30 @@ describe('loadHarnessConfig relations', () => {
       'system-chat',
     ]);
   });
+});
+
+describe('retry attempts derive from RETRY_MATRIX', () => {
+  const KEYS: Record<RetryOperation, keyof HarnessEnv> = {
+    intent_router: 'HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS',
+    diagnosis_agent: 'HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS',
+    tool_call: 'HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS',
+    semantic_guard: 'HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS',
+    evidence_repair: 'HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS',
+    knowledge_guard: 'HARNESS_RETRY_KNOWLEDGE_GUARD_MAX_ATTEMPTS',
+  };
+
+  it.each(RETRY_OPERATIONS)(
+    '%s: the default is the matrix maximum, the maximum boots, one more is refused',
+    (op) => {
+      const max = RETRY_MATRIX[op].maxAttempts;
+      const key = KEYS[op];
+      expect(new HarnessEnv()[key]).toBe(max);
+      expect(problemsOf({ [key]: String(max) })).toEqual([]);
+      expect(problemsOf({ [key]: String(max + 1) })).toEqual([`${key} must not be greater than ${max}`]);
+      // The policies built from the booted config accept what the environment accepted.
+      expect(() =>
+        HarnessRetryPolicies.fromConfig(loadHarnessConfig({ [key]: String(max) }).retry),
+      ).not.toThrow();
+    },
+  );
 });

@@ -1,14 +1,16 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
+import { RETRY_MATRIX } from '../retry/harness-retry-policies';
 
 const KB = 1024;
 const MB = 1024 * KB;
 
 /**
- * Every `harness.*` budget of the seed (§4.2 "预算配置", §4.2 evidence store, §9): a default, a rule,
+ * Every Harness budget and limit (docs/architecture.md "Budgets per role", "Redis canonical record"): a default, a rule,
  * and the environment variable that overrides it. Retry attempts may be lowered, never raised.
  */
+@EnvSection('harness', 'Harness budgets and limits')
 export class HarnessEnv {
   // Diagnosis Agent run budget
   @IsInt() @Min(1) @Max(100) HARNESS_AGENT_MAX_MODEL_CALLS: number = 12;
@@ -43,13 +45,32 @@ export class HarnessEnv {
   @IsInt() @Min(100) @Max(1_200_000) HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: number = 65_000;
   @IsInt() @Min(1000) @Max(1_000_000) HARNESS_SEMANTIC_MAX_INPUT_CHARS: number = 60_000;
 
-  // Retry matrix (docs/architecture.md "Retry matrix"): the defaults are the maxima
-  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS: number = 2;
-  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS: number = 1;
-  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS: number = 1;
-  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS: number = 2;
-  @IsInt() @Min(1) @Max(1) HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS: number = 1;
-  @IsInt() @Min(1) @Max(2) HARNESS_RETRY_KNOWLEDGE_GUARD_MAX_ATTEMPTS: number = 2;
+  // Retry matrix (docs/architecture.md "Retry matrix"): RETRY_MATRIX is the one source of each maximum,
+  // which is also the default; the environment may only lower it.
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.intent_router.maxAttempts)
+  HARNESS_RETRY_INTENT_ROUTER_MAX_ATTEMPTS: number = RETRY_MATRIX.intent_router.maxAttempts;
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.diagnosis_agent.maxAttempts)
+  HARNESS_RETRY_DIAGNOSIS_AGENT_MAX_ATTEMPTS: number = RETRY_MATRIX.diagnosis_agent.maxAttempts;
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.tool_call.maxAttempts)
+  HARNESS_RETRY_TOOL_CALL_MAX_ATTEMPTS: number = RETRY_MATRIX.tool_call.maxAttempts;
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.semantic_guard.maxAttempts)
+  HARNESS_RETRY_SEMANTIC_GUARD_MAX_ATTEMPTS: number = RETRY_MATRIX.semantic_guard.maxAttempts;
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.evidence_repair.maxAttempts)
+  HARNESS_RETRY_EVIDENCE_REPAIR_MAX_ATTEMPTS: number = RETRY_MATRIX.evidence_repair.maxAttempts;
+  @IsInt()
+  @Min(1)
+  @Max(RETRY_MATRIX.knowledge_guard.maxAttempts)
+  HARNESS_RETRY_KNOWLEDGE_GUARD_MAX_ATTEMPTS: number = RETRY_MATRIX.knowledge_guard.maxAttempts;
 
   // Redis canonical invocation store
   @IsString() @Matches(/^[a-z0-9:_-]{1,64}$/) HARNESS_EVIDENCE_KEY_PREFIX: string =
@@ -68,7 +89,7 @@ export class HarnessEnv {
 /** Relations between keys that single-key rules cannot express. */
 function checkRelations(env: HarnessEnv): void {
   const problems: string[] = [];
-  // Seed §4.2: evidence must outlive the longest run and its review, with a safety margin on top.
+  // docs/architecture.md "Redis canonical record": evidence must outlive the longest run and its review, with a safety margin on top.
   const ttlMs = env.HARNESS_EVIDENCE_TTL_SECONDS * 1000;
   const needed =
     env.HARNESS_RUN_TIMEOUT_MS +

@@ -1,6 +1,6 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 import type { PromptRole } from '../model/prompt-library';
 
 const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high'] as const;
@@ -23,6 +23,7 @@ const RESERVED_BODY_KEYS = [
 ];
 
 /** Any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek, the stub server). */
+@EnvSection('harness', 'LLM')
 export class LlmEnv {
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   LLM_BASE_URL: string = 'http://127.0.0.1:4010/v1';

@@ -1,13 +1,14 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
 
+@EnvSection('harness', 'Redis')
 export class RedisEnv {
   @IsString() @MinLength(1) REDIS_HOST: string = '127.0.0.1';
   @IsInt() @Min(1) @Max(65535) REDIS_PORT: number = 6379;
   @IsInt() @Min(0) @Max(15) REDIS_DB: number = 0;
-  /** An ACL user (Redis 6+); empty means the default user. See the README for the minimal ACL. */
+  /** An ACL user (Redis 6+); empty means the default user. See docs/configuration.md "Redis ACL" for the minimal ACL. */
   @IsString() REDIS_USERNAME: string = '';
   @IsString() REDIS_PASSWORD: string = '';
   @IsInt() @Min(50) @Max(60_000) REDIS_COMMAND_TIMEOUT_MS: number = 2000;

@@ -30,7 +30,7 @@ function createSingleClient(config: RedisConfig): Redis {
     username: config.username,
     password: config.password,
     // No INFO ready check and no CLIENT SETINFO: the service then needs only the commands it uses
-    // (README "Redis ACL"); a command refused by the ACL fails like any other Redis error.
+    // (docs/configuration.md "Redis ACL"); a command refused by the ACL fails like any other Redis error.
     enableReadyCheck: false,
     disableClientInfo: true,
     connectTimeout: config.connectTimeoutMs,

@@ -21,6 +21,8 @@ export interface EvidenceView {
   scope: string;
   /** Exact excerpts / patterns / rows from the agent_result (never the raw response). */
   values: unknown;
+  /** Generated demo data (never live production data): the release states it (wire `Reference.demo`). */
+  demo: boolean;
 }
 
 /**
@@ -48,7 +50,10 @@ export interface HarnessToolDefinition<
   countedList?: string;
   /** Only read-only tools may run; the boundary refuses anything else. */
   readOnly: true;
-  /** Every ToolFailure code `execute` may throw (beside the boundary's own): the tool's metric series. */
+  /**
+   * Every ToolFailure code this tool may throw (its `*.codes.ts` list): the agent sees only these; a
+   * failure with any other code is recorded as TOOL_FAILED, never passed on (fail closed).
+   */
   failureCodes: readonly string[];
   execute(args: Args, signal: AbortSignal, ctx: RunContext): Promise<Raw>;
   project(raw: Raw, args: Args): ToolProjection;
@@ -70,8 +75,11 @@ export interface HarnessToolDefinition<
 /** Any tool, as the catalog, the agent and the guards hold it. */
 export type AnyHarnessTool = HarnessToolDefinition<Record<string, unknown>, unknown>;
 
-/** A known, safe failure of a tool: its code and message may be shown to the agent. */
-export class ToolFailure<Code extends string = string> extends Error {
+/**
+ * A known, safe failure of a tool: its code and message may be shown to the agent. `Code` is the tool's
+ * own closed union (`query-mysql.codes.ts`, ...); there is no `string` default, so a thrower names it.
+ */
+export class ToolFailure<Code extends string> extends Error {
   constructor(
     readonly code: Code,
     readonly safeMessage: string,

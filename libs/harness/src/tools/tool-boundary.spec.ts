@@ -94,10 +94,21 @@ const ERROR_CASES: {
   {
     name: "the tool's own ToolFailure",
     tool: fakeLogTool({
+      failureCodes: ['SQL_NOT_ALLOWED'],
       execute: () => Promise.reject(new ToolFailure('SQL_NOT_ALLOWED', 'Only SELECT on allowed tables.')),
     }),
     code: 'SQL_NOT_ALLOWED',
     message: /^Only SELECT on allowed tables\.$/,
+    stored: true,
+  },
+  {
+    name: 'a ToolFailure with a code the tool does not declare (fail closed)',
+    tool: fakeLogTool({
+      failureCodes: ['SQL_NOT_ALLOWED'],
+      execute: () => Promise.reject(new ToolFailure('MADE_UP_CODE', 'anything the tool says')),
+    }),
+    code: 'TOOL_FAILED',
+    message: /^The tool failed\.$/,
     stored: true,
   },
   {

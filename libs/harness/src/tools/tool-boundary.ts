@@ -232,7 +232,15 @@ export class ToolBoundary {
         await this.finishWithError(call, new Rejection(stop));
         throw error;
       }
-      if (error instanceof ToolFailure) return new Rejection(error.code, error.safeMessage);
+      if (error instanceof ToolFailure) {
+        if (tool.failureCodes.includes(error.code)) return new Rejection(error.code, error.safeMessage);
+        call.ctx
+          .logger(ToolBoundary.name)
+          .warn(
+            `tool ${tool.name} failed with a code it does not declare (${error.code}): recorded as TOOL_FAILED`,
+          );
+        return new Rejection('TOOL_FAILED');
+      }
       if (error instanceof ToolTimeout) return new Rejection('TOOL_TIMEOUT');
       call.ctx
         .logger(ToolBoundary.name)

@@ -14,7 +14,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvBoolean, EnvSection, validateEnv } from '@app/config';
 import { DatabaseEnv } from '@app/trace';
 import type { FileLogSourceConfig } from '../logs/file-log-source';
 import { isValidTimeZone } from '../logs/formats';
@@ -23,6 +23,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../logs/log-line-reader';
 import { defaultScanWorkers } from '../logs/log-scan-pool';
 import { loadMysqlToolsConfig, refuseServiceDatabase } from '../mysql/mysql-tools-config';
 
+@EnvSection('tools', 'Tools, documents and log sources')
 export class ToolsEnv {
   /** The separate YAML allowlist of business datasources for query_mysql. */
   @IsString() @MinLength(1) MYSQL_TOOLS_CONFIG: string = 'config/mysql-tools.yaml';

@@ -9,7 +9,7 @@ export interface KnowledgeHit {
   score: number;
 }
 
-/** The knowledge search port (seed current-mvp §4.1); adapters are chosen by KNOWLEDGE_BACKEND. */
+/** The knowledge search port (docs/architecture.md "Knowledge base (embedded search)"); adapters are chosen by KNOWLEDGE_BACKEND. */
 export abstract class KnowledgeSearchPort {
   abstract readonly backend: 'embedded' | 'pyrag';
   abstract search(query: string, limit: number, signal: AbortSignal): Promise<KnowledgeHit[]>;

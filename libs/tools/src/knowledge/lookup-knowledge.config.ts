@@ -1,8 +1,9 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, Max, Min } from 'class-validator';
-import { validateEnv } from '@app/config';
+import { EnvSection, validateEnv } from '@app/config';
 
 /** lookup_knowledge's projection limits (the key names keep the HARNESS_ prefix they were published with). */
+@EnvSection('tools', 'lookup_knowledge')
 export class LookupKnowledgeEnv {
   @IsInt() @Min(1) @Max(50) HARNESS_RAG_MAX_EVIDENCE: number = 5;
   @IsInt() @Min(50) @Max(20_000) HARNESS_RAG_MAX_EXCERPT_CHARS: number = 800;

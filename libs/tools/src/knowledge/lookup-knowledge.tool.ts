@@ -17,7 +17,7 @@ export const lookupKnowledgeSchema = z.object({
 });
 export type LookupKnowledgeArgs = z.infer<typeof lookupKnowledgeSchema>;
 
-/** Seed §7.1: what it is for, its input, and what it is not for; nothing about the retrieval internals. */
+/** The tool description (docs/sources.md): what it is for, its input, and what it is not for; nothing about the retrieval internals. */
 export const LOOKUP_KNOWLEDGE_DESCRIPTION = [
   'Look up documents, API notes, error codes and troubleshooting runbooks in the internal knowledge base.',
   'For stable background knowledge; not for live logs, metrics or database state.',
@@ -51,6 +51,7 @@ export function lookupKnowledgeTool(
       source: 'knowledge base',
       scope: `query: ${String(result.query ?? '')}`,
       values: result.evidence ?? [],
+      demo: false,
     }),
   };
 }

@@ -1,8 +1,9 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, Max, Min } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 
 /** query_logs' projection and time-window limits (the key names keep their published HARNESS_ prefix). */
+@EnvSection('tools', 'query_logs')
 export class QueryLogsEnv {
   @IsInt() @Min(1) @Max(200) HARNESS_LOGS_MAX_PATTERNS: number = 10;
   @IsInt() @Min(0) @Max(500) HARNESS_LOGS_MAX_EVENTS: number = 10;

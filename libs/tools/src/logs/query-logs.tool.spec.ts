@@ -70,6 +70,23 @@ describe('queryLogsTool self-description', () => {
       source: 'APPLICATION (MOCK)',
       scope: 'query: HikariPool; t0 – t1; 84 matching events',
       values: { patterns: [{ count: 84 }], events: [] },
+      demo: true,
     });
+  });
+
+  it.each([
+    ['FILE', false],
+    ['MOCK', true],
+    // A kind not known to be real data is stated as demo data (fail closed).
+    [undefined, true],
+  ])('marks source_kind %s as demo: %s, as a typed field', (sourceKind, demo) => {
+    const evidence = tool.evidenceOf({
+      evidence_status: 'EVIDENCE_FOUND',
+      tool_call_id: 'call_1',
+      truncated: false,
+      source_kind: sourceKind,
+      scope: { topic: 'APPLICATION' },
+    });
+    expect(evidence.demo).toBe(demo);
   });
 });

@@ -140,6 +140,8 @@ export function queryLogsTool(
         source: `${String(scope.topic ?? 'logs')} (${String(result.source_kind ?? 'UNKNOWN')})`,
         scope: `query: ${String(scope.query ?? '')}; ${String(scope.start_time ?? '')} – ${String(scope.end_time ?? '')}; ${String(result.match_count ?? 0)} matching events`,
         values: { patterns: result.patterns ?? [], events: result.events ?? [] },
+        // Only a source known to be real is not demo data (an unknown kind is treated as demo).
+        demo: result.source_kind !== 'FILE',
       };
     },
     gapOf: (result) => logGapOf(result),

@@ -4,8 +4,7 @@ import { HarnessToolDefinition, ToolFailure, ToolProjection } from '@app/harness
 import { asRecord } from '../projection/record-fields';
 import { clip, redactText } from '../projection/redaction';
 import type { McpServerConnection } from './mcp-server-connection';
-import type { McpToolFailureCode } from './mcp-evidence-tool.codes';
-import { MCP_TOOL_FAILURE_CODES } from './mcp-evidence-tool.codes';
+import { MCP_TOOL_FAILURE_CODES, McpToolFailureCode } from './mcp-evidence-tool.codes';
 
 export interface McpProjectionLimits {
   maxDescriptionChars: number;
@@ -172,6 +171,7 @@ export function mcpEvidenceTool(
             ? { structured_content: result.structured_content }
             : {}),
         },
+        demo: false,
       };
     },
   };

@@ -3,7 +3,7 @@ import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { z } from 'zod';
 import { parseToolConfigFile, resolveEnvReference } from '../config/tool-config-file';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 
 const identifier = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,31}$/, 'must be a short identifier');
 const envReference = z
@@ -84,6 +84,7 @@ export function parseMcpToolsConfig(
 }
 
 /** MCP servers as evidence tools: off unless MCP_TOOLS_CONFIG names a servers file. */
+@EnvSection('tools', 'MCP servers')
 export class McpToolsEnv {
   @IsOptional() @IsString() @MinLength(1) MCP_TOOLS_CONFIG?: string;
   @IsInt() @Min(100) @Max(120_000) HARNESS_MCP_CONNECT_TIMEOUT_MS: number = 10_000;

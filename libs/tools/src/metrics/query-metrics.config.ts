@@ -1,9 +1,10 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, IsISO8601, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvSection, validateEnv } from '@app/config';
 import { loadMetricsToolsConfig } from './metrics-tools-config';
 
 /** query_metrics: off unless METRICS_TOOLS_CONFIG names an allowlist file; limits under HARNESS_METRICS_*. */
+@EnvSection('tools', 'query_metrics')
 export class QueryMetricsEnv {
   @IsOptional() @IsString() @MinLength(1) METRICS_TOOLS_CONFIG?: string;
   @IsInt() @Min(1) @Max(10_080) HARNESS_METRICS_DEFAULT_LOOKBACK_MINUTES: number = 60;

@@ -84,6 +84,7 @@ describe('queryMetricsTool evidence', () => {
       source: 'prod (PromQL)',
       scope: 'max(rps{job="api"}); t0 – t1, step 15s; 1 series',
       values: series,
+      demo: false,
     });
   });
 
@@ -104,6 +105,12 @@ describe('queryMetricsTool evidence', () => {
         series_count: 0,
         series: [],
       }),
-    ).toEqual({ source_type: 'METRIC', source: 'prod (PromQL)', scope: 'up; at t1; 0 series', values: [] });
+    ).toEqual({
+      source_type: 'METRIC',
+      source: 'prod (PromQL)',
+      scope: 'up; at t1; 0 series',
+      values: [],
+      demo: false,
+    });
   });
 });

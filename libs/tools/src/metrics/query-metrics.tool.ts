@@ -6,8 +6,7 @@ import type { MetricsDataSourceConfig } from './metrics-tools-config';
 import { MetricsRawResponse, queryPrometheus } from './prometheus-client';
 import { checkPromql, MAX_PROMQL_LENGTH } from './promql-policy';
 import type { QueryMetricsConfig } from './query-metrics.config';
-import type { QueryMetricsFailureCode } from './query-metrics.codes';
-import { QUERY_METRICS_FAILURE_CODES } from './query-metrics.codes';
+import { QUERY_METRICS_FAILURE_CODES, QueryMetricsFailureCode } from './query-metrics.codes';
 
 /** Range queries aim at about this many points per series unless the agent picks a step. */
 const DEFAULT_POINTS = 120;
@@ -160,6 +159,7 @@ export function queryMetricsTool(
         source: `${String(scope.data_source ?? 'metrics')} (PromQL)`,
         scope: `${String(scope.query ?? '')}; ${window}; ${String(result.series_count ?? 0)} series`,
         values: result.series ?? [],
+        demo: false,
       };
     },
   };

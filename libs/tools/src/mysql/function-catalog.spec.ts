@@ -6,7 +6,7 @@ import { parseMysqlToolsConfig } from './mysql-tools-config';
 const DOC = join(__dirname, '../../../../docs/query-mysql-functions.md');
 
 describe('function catalog', () => {
-  it('is what docs/query-mysql-functions.md documents (regenerate: npm run build && npm run docs:functions)', () => {
+  it('is what docs/query-mysql-functions.md documents (regenerate: npm run docs:generate)', () => {
     expect(readFileSync(DOC, 'utf8')).toBe(renderFunctionCatalog());
   });
 

@@ -171,7 +171,7 @@ export function renderFunctionCatalog(): string {
   return [
     '# query_mysql functions',
     '',
-    '<!-- Generated from libs/tools/src/mysql/function-catalog.ts by `npm run docs:functions`; do not edit. -->',
+    '<!-- Generated from libs/tools/src/mysql/function-catalog.ts by `npm run docs:generate`; do not edit. -->',
     '',
     'The SQL policy of `query_mysql` accepts a function only when the data source allowlists it',
     '(`allowed-functions` in the allowlist file; without it, the default list below) **and** the policy has',

@@ -463,7 +463,11 @@ export class MysqlQueryExecutor implements OnApplicationShutdown {
     }
   }
 
-  private failure(source: MysqlDataSourceConfig, error: unknown, killed = false): ToolFailure {
+  private failure(
+    source: MysqlDataSourceConfig,
+    error: unknown,
+    killed = false,
+  ): ToolFailure<QueryMysqlFailureCode> {
     if (error instanceof SessionNotPinned) {
       return new ToolFailure<QueryMysqlFailureCode>(
         'DATASOURCE_MISCONFIGURED',

@@ -1,11 +1,12 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsInt, Max, Min } from 'class-validator';
-import { validateEnv } from '@app/config';
+import { EnvSection, validateEnv } from '@app/config';
 
 const KB = 1024;
 const MB = 1024 * KB;
 
 /** query_mysql's execution and projection limits (the key names keep their published HARNESS_ prefix). */
+@EnvSection('tools', 'query_mysql')
 export class QueryMysqlEnv {
   @IsInt() @Min(1) @Max(10_000) HARNESS_MYSQL_MAX_ROWS: number = 50;
   @IsInt() @Min(16) @Max(100_000) HARNESS_MYSQL_MAX_CELL_CHARS: number = 256;

@@ -85,6 +85,7 @@ describe('queryMysqlTool self-description', () => {
       source: 'order_readonly',
       scope: 'SELECT id FROM t WHERE id = ? params=[7]',
       values: { columns: ['id'], rows: [[7]] },
+      demo: false,
     });
   });
 });

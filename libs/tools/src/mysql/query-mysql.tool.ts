@@ -7,8 +7,7 @@ import { MysqlRawResponse, projectMysqlResult } from './mysql-result-projector';
 import type { MysqlDataSourceConfig } from './mysql-tools-config';
 import { checkSql, MAX_SQL_LENGTH } from './sql-policy';
 import type { QueryMysqlConfig } from './query-mysql.config';
-import type { QueryMysqlFailureCode } from './query-mysql.codes';
-import { QUERY_MYSQL_FAILURE_CODES } from './query-mysql.codes';
+import { QUERY_MYSQL_FAILURE_CODES, QueryMysqlFailureCode } from './query-mysql.codes';
 
 const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
 
@@ -103,6 +102,7 @@ export function queryMysqlTool(
         source: String(scope.data_source ?? 'mysql'),
         scope: `${String(scope.sql ?? '')} params=${JSON.stringify(scope.params ?? [])}`,
         values: { columns: result.columns ?? [], rows: result.rows ?? [] },
+        demo: false,
       };
     },
   };

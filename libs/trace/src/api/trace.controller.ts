@@ -66,7 +66,7 @@ export class TraceController {
   ) {}
 
   @Get()
-  // An auditor reads every session's trace (docs/architecture.md, README "Access control"), with or
+  // An auditor reads every session's trace (docs/architecture.md, docs/security-model.md "Access control"), with or
   // without trace_reader.
   @RequireApiKey('trace_reader', 'auditor')
   @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })

@@ -1,8 +1,9 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
-import { EnvBoolean, validateEnv } from '@app/config';
+import { EnvBoolean, EnvSection, validateEnv } from '@app/config';
 
 /** The service's own database (sessions, runs, trace, audit, knowledge). Never the business datasource. */
+@EnvSection('trace', 'Service database')
 export class DatabaseEnv {
   /** 'mariadb' for MariaDB (the default here), 'mysql' for MySQL 8: TypeORM's schema handling differs. */
   @IsIn(['mariadb', 'mysql'])

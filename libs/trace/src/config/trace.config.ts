@@ -1,7 +1,8 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsInt, IsString, Max, Min } from 'class-validator';
-import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
+import { ConfigValidationError, EnvBoolean, EnvSection, validateEnv } from '@app/config';
 
+@EnvSection('trace', 'Trace, audit and retention')
 export class TraceEnv {
   /** `keyId:base64(32 bytes)` entries, comma-separated; the active one encrypts, all of them decrypt. */
   @IsString() AUDIT_ENCRYPTION_KEYS: string = '';

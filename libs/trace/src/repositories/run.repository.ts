@@ -192,7 +192,7 @@ export class RunRepository {
   }
 
   /**
-   * Seed §4.6: the session's immediately previous completed turn — the newest run started no later than
+   * docs/architecture.md "Previous turn": the session's immediately previous completed turn — the newest run started no later than
    * `runId` that has left RUNNING (runs still in flight are not turns yet). The caller decides whether it
    * was safely published; an older published run behind it never counts.
    */

@@ -1,5 +1,10 @@
-import type { FailureCode, Fallback, StatusCode } from '@app/contracts';
+import type { FailureCode, StatusCode } from './chat-stream';
+import type { FallbackType } from './payloads';
 
+/**
+ * The short label of every code, as the web UI shows it and the generated reference (docs/codes.md) lists
+ * it: a Record over each closed set, so a new code without its label does not compile.
+ */
 export const STATUS_LABELS: Record<StatusCode, string> = {
   ROUTING: 'Understanding the request',
   ANSWERING: 'Answering',
@@ -33,7 +38,7 @@ export const FAILURE_LABELS: Record<FailureCode, string> = {
   INTERNAL_ERROR: 'The service failed',
 };
 
-export const FALLBACK_LABELS: Record<Fallback['type'], string> = {
+export const FALLBACK_LABELS: Record<FallbackType, string> = {
   EVIDENCE_VALIDATION_FAILED: 'The draft did not pass evidence validation',
   SEMANTIC_UNSUPPORTED: 'The evidence does not support a conclusion',
   SEMANTIC_UNAVAILABLE: 'The safety review was unavailable',
