@@ -25,6 +25,7 @@ const LIBS_BELOW = {
   tools: ['harness', 'trace', 'auth', 'config', 'contracts'],
   guards: ['harness', 'trace', 'auth', 'config', 'contracts'],
   chat: ['tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
+  alerts: ['chat', 'tools', 'guards', 'harness', 'trace', 'auth', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -55,7 +56,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
+  // The lib graph, one way: alerts -> chat -> tools, guards -> harness -> trace -> auth -> config -> contracts.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.
   ...Object.entries(LIBS_BELOW).flatMap(([lib, below]) => {

@@ -1,6 +1,6 @@
 /** Fast unit specs beside the code, and four kinds of tests against real MariaDB, Redis and the stub LLM. */
 const moduleNameMapper = {
-  '^@app/(contracts|config|auth|trace|harness|tools|guards|chat)$': '<rootDir>/libs/$1/src',
+  '^@app/(contracts|config|auth|trace|harness|tools|guards|chat|alerts)$': '<rootDir>/libs/$1/src',
   '^@app/migrations$': '<rootDir>/migrations',
   '^@test/support/(.*)$': '<rootDir>/test/support/$1',
 };

@@ -11,6 +11,7 @@ import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@
 import { z } from 'zod';
 import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
 import { IntentRouter } from '../../libs/chat/src/routing/intent-router';
+import { RunCompletions } from '../../libs/chat/src/run-completions';
 import type { ChatEvent } from '../../libs/chat/src/sse/chat-events';
 import { ChatEventStream } from '../../libs/chat/src/sse/chat-events';
 import type { StubReply } from './stub-llm/stub-script';
@@ -116,6 +117,7 @@ export function fakeKnowledgeTool(docs: (typeof KNOWLEDGE_DOC)[] | 'FAILS'): Any
 export interface ChatKit extends DiagnosisKit {
   runs: MemoryRunRepository;
   useCase: ChatApplicationUseCase;
+  completions: RunCompletions;
 }
 
 /**
@@ -135,6 +137,7 @@ export function chatKit(
   const contexts = new RunContextFactory(kit.config, new MemoryJournalRepository(journal));
   const router = new IntentRouter(kit.gateway, new HarnessRetryExecutor());
   const tools = { lookupKnowledge: fakeKnowledgeTool(options.knowledge ?? []) } as unknown as EvidenceTools;
+  const completions = new RunCompletions();
   const useCase = new ChatApplicationUseCase(
     runs,
     contexts,
@@ -146,8 +149,9 @@ export function chatKit(
     kit.knowledgeGuard,
     kit.config as HarnessConfig,
     { allowlist: EMPTY_RELEASE_ALLOWLIST },
+    completions,
   );
-  return { ...kit, runs, useCase };
+  return { ...kit, runs, useCase, completions };
 }
 
 /** A chat stream that keeps what it would have sent. */

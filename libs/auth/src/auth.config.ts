@@ -2,8 +2,12 @@ import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsString } from 'class-validator';
 import { ConfigValidationError, EnvBoolean, validateEnv } from '@app/config';
 
-/** chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions' traces; auditor: every session and the reasoning audit. */
-export const API_ROLES = ['chat', 'knowledge_admin', 'trace_reader', 'auditor'] as const;
+/**
+ * chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions'
+ * and alert groups' traces; auditor: every session and the reasoning audit; alert_ingest: only the alert
+ * webhook (POST /api/alerts/alertmanager).
+ */
+export const API_ROLES = ['chat', 'knowledge_admin', 'trace_reader', 'auditor', 'alert_ingest'] as const;
 export type ApiRole = (typeof API_ROLES)[number];
 
 /** The documented key the demo may enable; never valid unless AUTH_DEV_KEY_ENABLED=true. */

@@ -11,6 +11,7 @@ import { chatConfig, ChatConfig } from './chat.config';
 import { DiagnosisAgent } from './diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
 import { IntentRouter } from './routing/intent-router';
+import { RunCompletions } from './run-completions';
 
 @Module({
   imports: [
@@ -29,13 +30,14 @@ import { IntentRouter } from './routing/intent-router';
       provide: ChatCapacity,
       inject: [chatConfig.KEY],
       useFactory: (config: ChatConfig) =>
-        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey),
+        new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey, config.alertShare),
     },
     ChatApplicationUseCase,
+    RunCompletions,
     IntentRouter,
     DiagnosisAgent,
     DiagnosisPipeline,
   ],
-  exports: [ChatApplicationUseCase, DiagnosisPipeline],
+  exports: [ChatApplicationUseCase, DiagnosisPipeline, ChatCapacity, RunCompletions],
 })
 export class ChatModule {}

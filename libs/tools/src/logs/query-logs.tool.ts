@@ -109,8 +109,9 @@ export function queryLogsTool(
     schema: queryLogsSchema(limits),
     readOnly: true,
     countedList: 'events',
-    execute(args, signal) {
-      const endTime = now();
+    execute(args, signal, ctx) {
+      // An alert-started run anchors the window at its alert; every other run ends it now.
+      const endTime = ctx.timeAnchor ?? now();
       const startTime = new Date(endTime.getTime() - args.lookback_minutes * 60_000);
       return source.search(
         { topic: args.topic, query: args.query, startTime, endTime, filters: filtersOf(args) },
