@@ -37,6 +37,8 @@ export const TEST_KEYS = {
   sessionOwner: 'e2e-session-owner-key-001',
   /** chat, knowledge_admin and trace_reader: what an SRE using the web UI holds. */
   operator: 'e2e-operator-key-0000001',
+  /** alert_ingest alone: Alertmanager's key for POST /api/alerts/alertmanager. */
+  alertIngest: 'e2e-alert-ingest-key-0001',
 };
 
 /** fetch with the chat-role key, for the chat endpoint and reading documents. */
