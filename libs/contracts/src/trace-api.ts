@@ -68,8 +68,8 @@ export interface SessionView {
   created_at: string;
   updated_at: string;
   origin: SessionOrigin;
-  /** Null for a chat session. */
-  alert: SessionAlertView | null;
+  /** Present only for an alert group's session. */
+  alert?: SessionAlertView;
 }
 
 export interface SessionSummary {

@@ -121,7 +121,9 @@ export class TraceController {
       created_at: iso(session.createdAt),
       updated_at: iso(session.updatedAt),
       origin: session.origin,
-      alert: session.origin === 'ALERT' ? await this.alertView(session.sessionId, session.alertLabels) : null,
+      ...(session.origin === 'ALERT'
+        ? { alert: await this.alertView(session.sessionId, session.alertLabels) }
+        : {}),
     };
     if (!query.runId) {
       const limit = query.limit ?? 20;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { ALERT_OUTCOMES, SESSION_ORIGINS } from '@app/contracts';
 import type {
   AlertNotificationView,
@@ -100,8 +100,11 @@ export class SessionViewDto implements SessionView {
   @ApiProperty(DATE_TIME) created_at!: string;
   @ApiProperty(DATE_TIME) updated_at!: string;
   @ApiProperty({ enum: SESSION_ORIGINS }) origin!: SessionOrigin;
-  @ApiProperty({ type: SessionAlertViewDto, nullable: true, description: 'Null for a chat session' })
-  alert!: SessionAlertViewDto | null;
+  @ApiPropertyOptional({
+    type: SessionAlertViewDto,
+    description: 'Present only for an alert group’s session',
+  })
+  alert?: SessionAlertViewDto;
 }
 
 export class ModelStepDto implements ModelStep {
