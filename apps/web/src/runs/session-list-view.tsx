@@ -13,11 +13,15 @@ const PAGE_SIZE = 20;
 const TEXT = {
   own: {
     title: 'Your sessions',
+    table: 'Sessions',
+    pages: 'Session pages',
     what: 'your sessions',
     empty: 'This API key has no sessions yet: ask something in Chat first.',
   },
   alert: {
     title: 'Alert investigations',
+    table: 'Alert investigation sessions',
+    pages: 'Alert investigation pages',
     what: 'the alert investigations',
     empty: 'No alert has started an investigation yet (docs/alerts.md).',
   },
@@ -53,7 +57,7 @@ export function SessionListView({ apiKey, scope = 'own' }: { apiKey: string; sco
             <p class="hint">{text.empty}</p>
           ) : (
             <>
-              <TableScroll label="Sessions">
+              <TableScroll label={text.table}>
                 <table>
                   <thead>
                     <tr>
@@ -99,7 +103,7 @@ export function SessionListView({ apiKey, scope = 'own' }: { apiKey: string; sco
                   </tbody>
                 </table>
               </TableScroll>
-              <nav class="pager" aria-label="Session pages">
+              <nav class="pager" aria-label={text.pages}>
                 <button
                   type="button"
                   class="secondary"
