@@ -1,8 +1,10 @@
+import { createConnection } from 'mysql2/promise';
+import { RetentionService } from '@app/trace';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { alertmanagerBody, fingerprint, postAlert, readTrace, waitForRunEnd } from '../support/alerts';
 import { useStubbedApp } from '../support/app-under-test';
 import { postChat } from '../support/sse-client';
-import { TEST_KEYS } from '../support/test-env';
+import { TEST_KEYS, TEST_MYSQL } from '../support/test-env';
 
 /** A group key no other test file uses. */
 const groupKey = (name: string) => `{}:{alertname="${name}",e2e="${fingerprint()}"}`;
@@ -260,6 +262,49 @@ describe('alert-started runs: cap', () => {
     expect((trace.body.session as { alert: { notifications: unknown[] } }).alert.notifications).toEqual([
       expect.objectContaining({ outcome: 'HOURLY_CAP_REACHED', run_id: null }),
     ]);
+  });
+});
+
+describe('alert groups: retention', () => {
+  const stubbed = useStubbedApp({ ALERT_MAX_RUNS_PER_HOUR: '0' });
+
+  it('purges an expired alert session with its group and notifications; the next notification starts afresh', async () => {
+    const key = groupKey('PurgeMarker');
+    const first = await postAlert(
+      stubbed.app.baseUrl,
+      alertmanagerBody({ groupKey: key, status: 'resolved' }),
+    );
+    const sessionId = first.body.session_id!;
+    const connection = await createConnection({ ...TEST_MYSQL, database: process.env.DB_NAME });
+    const count = async (table: string) =>
+      Number(
+        (
+          (await connection.query(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, [
+            sessionId,
+          ])) as [{ n: number }[], unknown]
+        )[0][0].n,
+      );
+    try {
+      expect([await count('alert_group'), await count('alert_notification')]).toEqual([1, 1]);
+      await connection.query(
+        'UPDATE chat_session SET updated_at = NOW(3) - INTERVAL 400 DAY WHERE session_id = ?',
+        [sessionId],
+      );
+      await stubbed.app.app.get(RetentionService).purge();
+      expect([
+        await count('chat_session'),
+        await count('alert_group'),
+        await count('alert_notification'),
+      ]).toEqual([0, 0, 0]);
+    } finally {
+      await connection.end();
+    }
+    const again = await postAlert(
+      stubbed.app.baseUrl,
+      alertmanagerBody({ groupKey: key, status: 'resolved' }),
+    );
+    expect(again.body.outcome).toBe('RESOLVED_RECORDED');
+    expect(again.body.session_id).not.toBe(sessionId);
   });
 });
 

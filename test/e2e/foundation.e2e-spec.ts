@@ -14,6 +14,9 @@ import { TEST_MYSQL } from '../support/test-env';
 const EXPECTED_TABLES = [
   'agent_reasoning_audit',
   'agent_step',
+  'alert_group',
+  'alert_notification',
+  'alert_run_hour',
   'chat_session',
   'diagnosis_run',
   'diagnosis_trace_event',

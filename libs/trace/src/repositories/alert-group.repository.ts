@@ -92,9 +92,10 @@ export class AlertGroupRepository {
       )) as GroupRow[];
       if (!group) throw new Error('the alert group row is missing after its insert');
       const sessionId = group.session_id;
+      // Every notification is activity of the group's session (its list order, and retention's clock).
       await manager.query(
-        `INSERT IGNORE INTO chat_session (session_id, owner_key_digest, origin, alert_labels)
-         VALUES (?, ?, 'ALERT', ?)`,
+        `INSERT INTO chat_session (session_id, owner_key_digest, origin, alert_labels)
+         VALUES (?, ?, 'ALERT', ?) ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3)`,
         [sessionId, ALERT_SESSION_OWNER, JSON.stringify(notice.labels)],
       );
       const outcome = await this.outcomeOf(manager, notice, policy, group);
