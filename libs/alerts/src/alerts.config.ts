@@ -14,12 +14,14 @@ export class AlertsEnv {
   @IsInt() @Min(0) @Max(24 * 60) ALERT_WINDOW_AFTER_START_MINUTES: number = 15;
 }
 
-export const alertsConfig = registerAs('alerts', () => {
-  const env = validateEnv(AlertsEnv);
+export function loadAlertsConfig(source: Record<string, string | undefined> = process.env) {
+  const env = validateEnv(AlertsEnv, source);
   return {
     dedupWindowMs: env.ALERT_DEDUP_WINDOW_SECONDS * 1000,
     maxRunsPerHour: env.ALERT_MAX_RUNS_PER_HOUR,
     windowAfterStartMinutes: env.ALERT_WINDOW_AFTER_START_MINUTES,
   };
-});
+}
+
+export const alertsConfig = registerAs('alerts', () => loadAlertsConfig());
 export type AlertsConfig = ConfigType<typeof alertsConfig>;

@@ -24,8 +24,9 @@ export class ChatEnv {
   @IsInt() @Min(0) @Max(10_000) ALERT_MAX_QUEUE: number = 20;
 }
 
-export const chatConfig = registerAs('chat', () => {
-  const env = validateEnv(ChatEnv);
+/** The chat capacity settings from `source` (the process environment by default), relations checked. */
+export function loadChatConfig(source: Record<string, string | undefined> = process.env) {
+  const env = validateEnv(ChatEnv, source);
   const maxQueuedPerKey = env.CHAT_MAX_QUEUED_PER_KEY ?? Math.max(1, Math.ceil(env.CHAT_MAX_QUEUE / 2));
   if (env.CHAT_MAX_QUEUED_PER_KEY !== undefined && maxQueuedPerKey > env.CHAT_MAX_QUEUE) {
     throw new ConfigValidationError([
@@ -46,5 +47,7 @@ export const chatConfig = registerAs('chat', () => {
     retryAfterSeconds: env.CHAT_RETRY_AFTER_SECONDS,
     heartbeatMs: env.CHAT_HEARTBEAT_MS,
   };
-});
+}
+
+export const chatConfig = registerAs('chat', () => loadChatConfig());
 export type ChatConfig = ConfigType<typeof chatConfig>;
