@@ -63,7 +63,7 @@ export function queryLogsSchema(limits: QueryLogsConfig) {
 export type QueryLogsArgs = z.infer<ReturnType<typeof queryLogsSchema>>;
 
 const DESCRIPTION = [
-  'Search recent application, access or database logs within a time window ending now (or at the end of a replayed incident export).',
+  'Search recent application, access or database logs within a time window ending now (or at the time the request names for an alert, or at the end of a replayed incident export).',
   'Matching: every query term must occur (AND), phrases in double quotes, -term excludes; filters service, level (at least), status, path narrow further.',
   'Returns totals by level and service over all matches, aggregated message patterns (count, first/last seen) and a few time-ordered sample events, with the exact scope searched;',
   'FILE results also name the files searched with their time ranges, files that could not be read, and unreadable lines in the window (state those as a limitation).',
