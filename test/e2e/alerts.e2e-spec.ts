@@ -2,7 +2,8 @@ import { createConnection } from 'mysql2/promise';
 import { RetentionService } from '@app/trace';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { alertmanagerBody, fingerprint, postAlert, readTrace, waitForRunEnd } from '../support/alerts';
-import { useStubbedApp } from '../support/app-under-test';
+import { RunningApp, startApp, useStubbedApp } from '../support/app-under-test';
+import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { postChat } from '../support/sse-client';
 import { TEST_KEYS, TEST_MYSQL } from '../support/test-env';
 
@@ -265,6 +266,52 @@ describe('alert-started runs: cap', () => {
   });
 });
 
+describe('alert groups across replicas', () => {
+  // Two replicas of the service on the same MySQL and Redis, as behind a load balancer.
+  const stub = new StubLlmServer();
+  const replicas: RunningApp[] = [];
+
+  beforeAll(async () => {
+    const llm = await stub.start();
+    const [plan, final] = agentTurns(draftJson({ marker: 'REPLICAS' }));
+    stub.load({
+      roles: {
+        'diagnosis-agent': [
+          { ...plan, match: 'ReplicaMarker', turn: 0 },
+          { ...final, match: 'ReplicaMarker', turn: 1 },
+        ],
+        'semantic-guard': [{ ...SUPPORTED, match: '.' }],
+      },
+    });
+    for (let index = 0; index < 2; index += 1) replicas.push(await startApp({ LLM_BASE_URL: llm }));
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.close()));
+    await stub.stop();
+  });
+
+  it('starts exactly one investigation when both replicas receive the same group at once', async () => {
+    const body = alertmanagerBody({
+      groupKey: groupKey('ReplicaMarker'),
+      labels: { alertname: 'ReplicaMarker', severity: 'critical' },
+    });
+    // Alertmanager in HA sends each notification from every peer: several at once to each replica.
+    const answers = await Promise.all(
+      [0, 1, 0, 1, 0, 1].map((index) => postAlert(replicas[index].baseUrl, body)),
+    );
+    const started = answers.filter((answer) => answer.body.outcome === 'INVESTIGATION_STARTED');
+    expect(started).toHaveLength(1);
+    expect(new Set(answers.map((answer) => answer.body.session_id)).size).toBe(1);
+    const trace = await waitForRunEnd(
+      replicas[0].baseUrl,
+      started[0].body.session_id!,
+      started[0].body.run_ids![0],
+    );
+    expect(trace.run).toMatchObject({ status: 'SUCCESS' });
+    expect((trace.session as { alert: { notifications: unknown[] } }).alert.notifications).toHaveLength(6);
+  });
+});
+
 describe('alert groups: retention', () => {
   const stubbed = useStubbedApp({ ALERT_MAX_RUNS_PER_HOUR: '0' });
 
@@ -314,7 +361,8 @@ describe('alert-started runs: their own bounded share of capacity', () => {
     CHAT_MAX_IN_FLIGHT: '2',
     ALERT_MAX_IN_FLIGHT: '1',
     ALERT_MAX_QUEUE: '1',
-    HARNESS_RUN_TIMEOUT_MS: '6000',
+    // Long enough that the share is still full while the test posts (a loaded machine), short enough to end.
+    HARNESS_RUN_TIMEOUT_MS: '15000',
     HARNESS_GUARD_TIME_RESERVE_MS: '1000',
   });
 
@@ -363,5 +411,5 @@ describe('alert-started runs: their own bounded share of capacity', () => {
       );
       expect(['FALLBACK', 'FAILED']).toContain((trace.run as { status: string }).status);
     }
-  });
+  }, 120_000);
 });
