@@ -29,6 +29,7 @@ const LIBS_BELOW = {
   // Outbound notifications of finished runs: chat (and the alert ingestion) hand it their runs.
   notify: ['trace', 'auth', 'metrics', 'config', 'contracts'],
   chat: ['notify', 'tools', 'guards', 'harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
+  alerts: ['chat', 'notify', 'tools', 'guards', 'harness', 'trace', 'auth', 'metrics', 'config', 'contracts'],
 };
 
 export default tseslint.config(
@@ -61,7 +62,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: LIB_IMPORT_PATTERNS }],
     },
   },
-  // The lib graph, one way: chat -> tools, guards -> harness -> trace -> auth -> config -> contracts;
+  // The lib graph, one way: alerts -> chat -> tools, guards -> harness -> trace -> auth -> config -> contracts;
   // chat -> notify -> trace; metrics -> contracts beside config.
   // A lib may import only the libs below it (tools and guards are peers and do not import each other).
   // Specs beside the code may also use the shared test kit (@test/support); the code itself may not.

@@ -1,6 +1,7 @@
 /** Fast unit specs beside the code, and four kinds of tests against real MariaDB, Redis and the stub LLM. */
 const moduleNameMapper = {
-  '^@app/(contracts|config|metrics|auth|trace|harness|tools|guards|notify|chat)$': '<rootDir>/libs/$1/src',
+  '^@app/(contracts|config|metrics|auth|trace|harness|tools|guards|notify|chat|alerts)$':
+    '<rootDir>/libs/$1/src',
   '^@app/migrations$': '<rootDir>/migrations',
   '^@test/support/(.*)$': '<rootDir>/test/support/$1',
 };

@@ -5,6 +5,7 @@ import { RunOwnerLease1796276817944 } from './1796276817944-RunOwnerLease';
 import { SessionListSummary1796400000000 } from './1796400000000-SessionListSummary';
 import { KnowledgeIndexVersion1796420000000 } from './1796420000000-KnowledgeIndexVersion';
 import { KnowledgeDocumentContentHash1796440000000 } from './1796440000000-KnowledgeDocumentContentHash';
+import { AlertIngest1797000000000 } from './1797000000000-AlertIngest';
 import { NotificationDelivery1797100000000 } from './1797100000000-NotificationDelivery';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   SessionListSummary1796400000000,
   KnowledgeIndexVersion1796420000000,
   KnowledgeDocumentContentHash1796440000000,
+  AlertIngest1797000000000,
   NotificationDelivery1797100000000,
 ];

@@ -116,6 +116,11 @@ wait_until_up "starting the stub LLM and the service" "$health" 120
 key_hint=""
 [ "$AUTH_DEV_KEY_ENABLED" = true ] && key_hint=", API key: superbiz-dev-key-change-me"
 say "ready (logs: $LOG_FILE); Ctrl-C stops it"
+if [ "$AUTH_DEV_KEY_ENABLED" = true ]; then
+  # The demo incident as Alertmanager would send it (docs/alerts.md); startsAt is filled in when it runs.
+  say "fire the demo incident's alert (Alertmanager webhook, as the dev key): sed \"s/STARTS_AT/\$(date -u +%Y-%m-%dT%H:%M:%SZ)/\" demo/alertmanager-alert.json | curl -sS -X POST ${url}api/alerts/alertmanager -H 'Authorization: Bearer superbiz-dev-key-change-me' -H 'content-type: application/json' --data-binary @-"
+  say "its report appears in the web UI under Runs → Alert investigations (${url}#/runs); a repeat within 30 minutes is recorded there as DUPLICATE_WITHIN_WINDOW"
+fi
 say "web UI on ${url}${key_hint} (OpenAPI at /api/docs, health at /health)"
 # Any of the three ending ends the demo.
 wait -n

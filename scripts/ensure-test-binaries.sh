@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Binaries some tests and benches run on the host themselves, on loopback ports only: HAProxy in front of
 # two service processes (replicas test and bench) and redis-server/redis-cli for the local Redis Cluster
-# test, Prometheus and promtool for the query_metrics test and the demo. Installs the Debian packages when
-# a binary is missing; never starts them as system services. Arguments name the packages to check
-# (haproxy, redis-server, prometheus; default all), so the demo installs Prometheus alone.
+# test, Prometheus and promtool for the query_metrics test and the demo, Alertmanager (and amtool) for the
+# alert-ingest test and the demo's alert line. Installs the Debian packages when a binary is missing; never
+# starts them as system services. Arguments name the packages to check (haproxy, redis-server,
+# prometheus, prometheus-alertmanager; default all), so the demo installs Prometheus alone.
 set -euo pipefail
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 binaries_of() {
@@ -11,14 +12,15 @@ binaries_of() {
     haproxy) echo haproxy ;;
     redis-server) echo redis-server redis-cli ;;
     prometheus) echo prometheus promtool ;;
+    prometheus-alertmanager) echo prometheus-alertmanager amtool ;;
     *)
-      echo "ensure-test-binaries: unknown package $1 (known: haproxy, redis-server, prometheus)" >&2
+      echo "ensure-test-binaries: unknown package $1 (known: haproxy, redis-server, prometheus, prometheus-alertmanager)" >&2
       return 1
       ;;
   esac
 }
 packages=("$@")
-[ ${#packages[@]} -eq 0 ] && packages=(haproxy redis-server prometheus)
+[ ${#packages[@]} -eq 0 ] && packages=(haproxy redis-server prometheus prometheus-alertmanager)
 missing=()
 for package in "${packages[@]}"; do
   binaries=$(binaries_of "$package")

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startApp, useStubbedApp } from '../support/app-under-test';
 import { accessibilityViolations, fitsWidth, launchBrowser, screenshot } from '../support/browser';
-import { SUPPORTED, UNSUPPORTED } from '../support/diagnosis-scripts';
+import { agentTurns, draftJson, SUPPORTED, UNSUPPORTED } from '../support/diagnosis-scripts';
+import { alertmanagerBody, postAlert, waitForRunEnd } from '../support/alerts';
 import { postChat } from '../support/sse-client';
 import type { StubReply } from '../support/stub-llm/stub-script';
 import { createConnection } from 'mysql2/promise';
@@ -541,5 +542,54 @@ describe('web UI in Chromium', () => {
       .getByRole('region', { name: 'Your sessions' })
       .getByText('This API key has no sessions yet')
       .waitFor();
+  });
+
+  it('shows alert-started investigations with their ALERT badge and labels, on the list, the session and the trace', async () => {
+    const alertname = `UiAlertMarker${Date.now()}`;
+    const [plan, final] = agentTurns(draftJson({ marker: 'UI-ALERT' }));
+    stub.load({
+      roles: {
+        'diagnosis-agent': [
+          { ...plan, match: alertname, turn: 0 },
+          { ...final, match: alertname, turn: 1 },
+        ],
+        'semantic-guard': [{ ...SUPPORTED, match: '.' }],
+      },
+    });
+    const labels = { alertname, severity: 'critical', service: 'order-service' };
+    const answer = await postAlert(
+      suite.app.baseUrl,
+      alertmanagerBody({ groupKey: `{}:{alertname="${alertname}"}`, labels }),
+    );
+    expect(answer.body.outcome).toBe('INVESTIGATION_STARTED');
+    const sessionId = answer.body.session_id!;
+    const runId = answer.body.run_ids![0];
+    await waitForRunEnd(suite.app.baseUrl, sessionId, runId);
+
+    const page = await openUi({ apiKey: TEST_KEYS.operator }, '#/runs');
+    const alerts = page.getByRole('region', { name: 'Alert investigations' });
+    const row = alerts.locator(`tr[data-session-id="${sessionId}"]`);
+    await row.waitFor();
+    expect(await row.locator('.badge.alert').textContent()).toBe('ALERT');
+    await row.getByText(`alertname=${alertname}`).waitFor();
+    await row.getByText('severity=critical').waitFor();
+    // Never in the key's own list: the group's session belongs to no key.
+    expect(
+      await page
+        .getByRole('region', { name: 'Your sessions' })
+        .locator(`tr[data-session-id="${sessionId}"]`)
+        .count(),
+    ).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await row.getByRole('link').click();
+    const panel = page.getByRole('region', { name: 'Alert group' });
+    await panel.getByText('INVESTIGATION_STARTED').waitFor();
+    await panel.getByText(`alertname=${alertname}`).waitFor();
+    await page.getByRole('link', { name: /^Alert investigation:/ }).click();
+    await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+    await page.locator('.alert-panel .badge.alert').waitFor();
+    await page.locator('.alert-panel').getByText('service=order-service').waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 });

@@ -14,6 +14,9 @@ import { TEST_MYSQL } from '../support/test-env';
 const EXPECTED_TABLES = [
   'agent_reasoning_audit',
   'agent_step',
+  'alert_group',
+  'alert_notification',
+  'alert_run_hour',
   'chat_session',
   'diagnosis_run',
   'diagnosis_trace_event',
@@ -184,7 +187,7 @@ describe('foundation: boot, migrations, health, config validation', () => {
     [
       'API_KEYS',
       'admin=0123456789abcdef',
-      'API_KEYS entry 1 must be roles=key with roles from chat, knowledge_admin, trace_reader, auditor',
+      'API_KEYS entry 1 must be roles=key with roles from chat, knowledge_admin, trace_reader, auditor, alert_ingest',
     ],
   ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
     await expect(withEnv({ [key]: value }, async () => validateConfiguration())).rejects.toThrow(message);

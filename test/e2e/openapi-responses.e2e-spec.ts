@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { useStubbedApp } from '../support/app-under-test';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
+import { alertmanagerBody } from '../support/alerts';
 import { postChat } from '../support/sse-client';
 import { adminFetch, keyFetch, TEST_KEYS, TEST_MYSQL } from '../support/test-env';
 
@@ -57,6 +58,7 @@ describe('every response matches the schema the served OpenAPI document declares
   let sessionId: string;
   let runId: string;
   let documentId: string;
+  let alertSessionId: string;
 
   /** Sends the request and checks its status is documented and its JSON body matches that schema. */
   async function exchange(
@@ -145,6 +147,23 @@ describe('every response matches the schema the served OpenAPI document declares
     documentId = String(((await upload.json()) as { document_id: string }).document_id);
   });
 
+  it('answers an alert notification and the alert groups’ sessions as documented', async () => {
+    const alert = await exchange('alert', '/api/alerts/alertmanager', {
+      key: TEST_KEYS.alertIngest,
+      method: 'POST',
+      body: JSON.stringify(
+        alertmanagerBody({ groupKey: `{}:{openapi="${randomUUID()}"}`, status: 'resolved' }),
+      ),
+      headers: JSON_HEADERS(),
+    });
+    expect(alert.status).toBe(202);
+    alertSessionId = (alert.body as { session_id: string }).session_id;
+    const list = await exchange('alert sessions', '/api/diagnosis/sessions?scope=alert&limit=100');
+    expect((list.body as { sessions: { origin: string }[] }).sessions[0]?.origin).toBe('ALERT');
+    const session = await exchange('alert session', `/api/diagnosis/${alertSessionId}/trace`);
+    expect((session.body as { session: { origin: string } }).session.origin).toBe('ALERT');
+  });
+
   it('answers the session lists as documented, a session without an ended run included', async () => {
     const own = await exchange('sessions', '/api/diagnosis/sessions?limit=100', { key: LISTER });
     const sessions = (own.body as { sessions: { last_outcome: string | null }[] }).sessions;
@@ -217,6 +236,19 @@ describe('every response matches the schema the served OpenAPI document declares
       415,
     ],
     ['a chat without a query', '/api/chat', { method: 'POST', body: '{}', headers: JSON_HEADERS() }, 400],
+    [
+      'an alert body that is no webhook',
+      '/api/alerts/alertmanager',
+      { key: TEST_KEYS.alertIngest, method: 'POST', body: '{"version":"4"}', headers: JSON_HEADERS() },
+      400,
+    ],
+    [
+      'an alert from a key without the role',
+      '/api/alerts/alertmanager',
+      { method: 'POST', body: JSON.stringify(alertmanagerBody()), headers: JSON_HEADERS() },
+      403,
+    ],
+    ['an unknown session list scope', '/api/diagnosis/sessions?scope=all', {}, 400],
     [
       'a chat body that is not JSON',
       '/api/chat',

@@ -296,6 +296,8 @@ describe('trace and reasoning-audit APIs', () => {
           run_count: 2,
           last_outcome: 'SUCCESS',
           last_query: 'and again',
+          origin: 'CHAT',
+          alert_labels: null,
         },
       ],
       limit: 1,

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -269,6 +269,32 @@ describe('npm run demo', () => {
       ]),
     );
   }, 60_000);
+
+  it('prints a curl line that fires the demo incident’s alert, whose investigation ends in a released report', async () => {
+    const prefix = "demo: fire the demo incident's alert (Alertmanager webhook, as the dev key): ";
+    const line = output.split('\n').find((candidate) => candidate.startsWith(prefix));
+    expect(line).toBeDefined();
+    expect(output).toContain(`Runs → Alert investigations (http://127.0.0.1:${port}/#/runs)`);
+    // As a user pastes it into a shell in the repository.
+    const fired = execFileSync('bash', ['-c', line!.slice(prefix.length)], { encoding: 'utf8' });
+    const answer = JSON.parse(fired) as { outcome: string; session_id: string; run_ids: string[] };
+    expect(answer.outcome).toBe('INVESTIGATION_STARTED');
+    let trace: RunTrace | undefined;
+    await waitFor(
+      async () => {
+        const response = await fetch(
+          `${baseUrl}/api/diagnosis/${answer.session_id}/trace?runId=${answer.run_ids[0]}`,
+          { headers: { 'x-api-key': DEV_KEY } },
+        );
+        trace = (await response.json()) as RunTrace;
+        return trace.run.status !== 'RUNNING';
+      },
+      'the alert investigation to end',
+      60_000,
+    );
+    expect(trace!.run).toMatchObject({ status: 'SUCCESS', release_outcome: 'SUCCESS', intent: 'DIAGNOSIS' });
+    expect(trace!.session.alert?.labels).toMatchObject({ alertname: 'PaymentTimeouts' });
+  }, 90_000);
 
   it('stops the server, the stub and Prometheus on SIGTERM, freeing every port', async () => {
     // To npm alone, as `kill <pid>` or a process manager sends it.

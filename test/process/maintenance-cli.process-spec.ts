@@ -102,7 +102,7 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(
       'purged rows: agent_reasoning_audit 3, agent_step 3, tool_invocation 1, diagnosis_trace_event 3, ' +
-        'diagnosis_run 2, chat_session 1 (2 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
+        'diagnosis_run 2, alert_notification 0, alert_group 0, chat_session 1 (2 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
         'closed 1 abandoned run(s)\n',
     );
     expect(await ids('SELECT session_id FROM chat_session')).toEqual(['new-session']);
@@ -123,7 +123,7 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
 
     expect(cli('purge').stdout).toBe(
       'purged rows: agent_reasoning_audit 0, agent_step 0, tool_invocation 0, diagnosis_trace_event 0, ' +
-        'diagnosis_run 0, chat_session 0 (0 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
+        'diagnosis_run 0, alert_notification 0, alert_group 0, chat_session 0 (0 reasoning-audit row(s) past AUDIT_RETENTION_DAYS); ' +
         'closed 0 abandoned run(s)\n',
     );
   });

@@ -99,7 +99,7 @@ export default async function globalSetup(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     LOG_BACKEND: 'mock',
     AUDIT_ENCRYPTION_KEYS: `e2e:${randomBytes(32).toString('base64')}`,
-    API_KEYS: `trace_reader=${TEST_KEYS.traceReader},auditor|trace_reader=${TEST_KEYS.auditor},auditor=${TEST_KEYS.auditorOnly},chat=${TEST_KEYS.chat},knowledge_admin=${TEST_KEYS.knowledgeAdmin},chat|knowledge_admin|trace_reader=${TEST_KEYS.operator},chat|trace_reader=${TEST_KEYS.sessionOwner},metrics_read=${TEST_KEYS.metrics}`,
+    API_KEYS: `trace_reader=${TEST_KEYS.traceReader},auditor|trace_reader=${TEST_KEYS.auditor},auditor=${TEST_KEYS.auditorOnly},chat=${TEST_KEYS.chat},knowledge_admin=${TEST_KEYS.knowledgeAdmin},chat|knowledge_admin|trace_reader=${TEST_KEYS.operator},chat|trace_reader=${TEST_KEYS.sessionOwner},metrics_read=${TEST_KEYS.metrics},alert_ingest=${TEST_KEYS.alertIngest}`,
     TEST_CHAT_API_KEY: TEST_KEYS.chat,
   });
 }

@@ -39,6 +39,8 @@ export const TEST_KEYS = {
   operator: 'e2e-operator-key-0000001',
   /** metrics_read alone: what Prometheus scrapes GET /metrics with. */
   metrics: 'e2e-metrics-read-key-0001',
+  /** alert_ingest alone: Alertmanager's key for POST /api/alerts/alertmanager. */
+  alertIngest: 'e2e-alert-ingest-key-0001',
 };
 
 /** fetch with the chat-role key, for the chat endpoint and reading documents. */

@@ -13,6 +13,7 @@ import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@
 import { z } from 'zod';
 import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
 import { IntentRouter } from '../../libs/chat/src/routing/intent-router';
+import { RunCompletions } from '../../libs/chat/src/run-completions';
 import type { ChatEvent } from '../../libs/chat/src/sse/chat-events';
 import { ChatEventStream } from '../../libs/chat/src/sse/chat-events';
 import type { StubReply } from './stub-llm/stub-script';
@@ -129,6 +130,7 @@ export interface ChatKit extends DiagnosisKit {
   metrics: ServiceMetrics;
   /** What the use case handed the notifier (libs/notify has its own specs for what happens next). */
   notified: FinishedRunSummary[];
+  completions: RunCompletions;
 }
 
 /** The notification targets the unit kit knows. */
@@ -153,6 +155,7 @@ export function chatKit(
   const router = new IntentRouter(kit.gateway, new HarnessRetryExecutor());
   const tools = { lookupKnowledge: fakeKnowledgeTool(options.knowledge ?? []) } as unknown as EvidenceTools;
   const metrics = new ServiceMetrics();
+  const completions = new RunCompletions();
   const useCase = new ChatApplicationUseCase(
     runs,
     contexts,
@@ -170,8 +173,9 @@ export function chatKit(
         names.filter((name) => !UNIT_NOTIFY_TARGETS.includes(name)),
       notifyRunFinished: (run: FinishedRunSummary) => notified.push(run),
     } as unknown as RunNotifier,
+    completions,
   );
-  return { ...kit, runs, useCase, metrics, notified };
+  return { ...kit, runs, useCase, metrics, notified, completions };
 }
 
 /** A chat stream that keeps what it would have sent. */

@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { LoggerModule } from 'nestjs-pino';
+import { AlertsModule } from '@app/alerts';
 import { AuthModule } from '@app/auth';
 import { ChatModule } from '@app/chat';
 import { GuardsModule } from '@app/guards';
@@ -51,6 +52,7 @@ import { WebUiModule } from './web/web-ui.module';
     DataSourceHealthModule,
     GuardsModule,
     ChatModule,
+    AlertsModule,
     WebUiModule,
   ],
   controllers: [HealthController],

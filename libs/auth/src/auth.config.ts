@@ -4,9 +4,17 @@ import { ConfigValidationError, EnvBoolean, EnvSection, validateEnv } from '@app
 
 /**
  * chat: ask and read documents; knowledge_admin: upload and delete documents; trace_reader: own sessions'
- * traces; auditor: every session and the reasoning audit; metrics_read: scrape GET /metrics.
+ * and alert groups' traces; auditor: every session and the reasoning audit; metrics_read: scrape GET /metrics;
+ * alert_ingest: only the alert webhook (POST /api/alerts/alertmanager).
  */
-export const API_ROLES = ['chat', 'knowledge_admin', 'trace_reader', 'auditor', 'metrics_read'] as const;
+export const API_ROLES = [
+  'chat',
+  'knowledge_admin',
+  'trace_reader',
+  'auditor',
+  'metrics_read',
+  'alert_ingest',
+] as const;
 export type ApiRole = (typeof API_ROLES)[number];
 
 /** The documented key the demo may enable; never valid unless AUTH_DEV_KEY_ENABLED=true. */

@@ -363,3 +363,74 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
     expect(events).toHaveLength(0);
   });
 });
+
+describe('ChatApplicationUseCase: runs started by code, and their completion', () => {
+  const ALERT = {
+    receiver: 'superbiz',
+    groupKey: '{}:{alertname="PaymentTimeouts"}',
+    labels: { alertname: 'PaymentTimeouts' },
+    status: 'firing' as const,
+  };
+
+  it('an alert-started run is a diagnosis without a routing call; its listeners hear the released report', async () => {
+    // No intent-router replies: a routing call would fail the run.
+    const kit = chatKit({ 'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED), 'semantic-guard': [SUPPORTED] });
+    const heard: unknown[] = [];
+    kit.completions.register({ runCompleted: (run) => void heard.push(run) });
+    const { stream } = recordingStream();
+    await kit.useCase.runStarted(
+      {
+        sessionId: 'alert-session',
+        runId: 'alert-run',
+        query: 'Alert investigation: "PaymentTimeouts"',
+        continued: false,
+        intent: 'DIAGNOSIS',
+        timeAnchor: new Date('2026-12-05T10:15:00Z'),
+        alert: ALERT,
+      },
+      stream,
+      new AbortController().signal,
+    );
+    expect(kit.journal.finished).toMatchObject({ status: 'SUCCESS', releaseOutcome: 'SUCCESS' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toEqual([
+      expect.objectContaining({
+        sessionId: 'alert-session',
+        runId: 'alert-run',
+        origin: 'ALERT',
+        alert: ALERT,
+        stored: true,
+        status: 'SUCCESS',
+        content: expect.objectContaining({ content_type: 'DIAGNOSIS_REPORT' }),
+        failure: null,
+      }),
+    ]);
+  });
+
+  it('a chat run reports its completion too, with what its client heard; a failing listener changes nothing', async () => {
+    const kit = chatKit({ 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] });
+    kit.journal.finishAnswer = 'FAILS';
+    const heard: unknown[] = [];
+    kit.completions.register({
+      runCompleted: () => {
+        throw new Error('listener down');
+      },
+    });
+    kit.completions.register({ runCompleted: (run) => void heard.push(run) });
+    const { stream, events } = recordingStream();
+    await kit.useCase.handle({ query: 'hi', ownerKeyDigest: KEY }, stream, new AbortController().signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(terminalOf(events)).toEqual(['metadata', 'failure:INTERNAL_ERROR', 'done:FAILED']);
+    expect(heard).toEqual([
+      expect.objectContaining({
+        origin: 'CHAT',
+        alert: null,
+        stored: false,
+        status: 'FAILED',
+        errorCode: 'INTERNAL_ERROR',
+        content: null,
+        failure: expect.objectContaining({ code: 'INTERNAL_ERROR' }),
+      }),
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
-import type { FailureCode } from '@app/contracts';
+import type { FailureCode, Intent } from '@app/contracts';
 import {
   ErrorOutcome,
   errorOutcome,
@@ -35,7 +35,8 @@ import {
 import { DiagnosisPipeline, throwIfCancelled } from './diagnosis/diagnosis-pipeline';
 import { previousTurnOf } from './diagnosis/previous-turn';
 import { IntentRouter } from './routing/intent-router';
-import { ChatEventStream } from './sse/chat-events';
+import { ChatEvent, ChatEventStream } from './sse/chat-events';
+import { RunAlert, RunCompleted, RunCompletions } from './run-completions';
 
 export interface ChatRequest {
   sessionId?: string;
@@ -43,6 +44,25 @@ export interface ChatRequest {
   /** The calling API key (SHA-256 hex): a new session belongs to it, a continued one must. */
   ownerKeyDigest: string;
   /** Notification targets to send the run's outcome to once its terminal state is stored. */
+  notify?: readonly string[];
+}
+
+/**
+ * A run whose session and run rows exist (RunRepository.startRun), ready to execute: a chat request's, or
+ * one started by code (an alert), which sets its intent and the tools' time anchor instead of routing.
+ */
+export interface StartedRun {
+  sessionId: string;
+  runId: string;
+  query: string;
+  /** The session had earlier runs: previous-turn lookups apply. */
+  continued: boolean;
+  /** Decided by code (an alert-started run is a diagnosis): no routing call. Absent: the router decides. */
+  intent?: 'DIAGNOSIS';
+  timeAnchor?: Date | null;
+  /** The alert group that started the run, for its completion listeners; absent for a chat request. */
+  alert?: RunAlert;
+  /** A chat request's notification targets (alert runs are notified by their completion listener). */
   notify?: readonly string[];
 }
 
@@ -131,6 +151,7 @@ export class ChatApplicationUseCase {
     @Inject(releaseConfig.KEY) private readonly release: ReleaseConfig,
     private readonly metrics: ServiceMetrics,
     private readonly notifier: RunNotifier,
+    private readonly completions: RunCompletions,
   ) {}
 
   /** Of a request's notification targets, those that are not configured. */
@@ -152,15 +173,28 @@ export class ChatApplicationUseCase {
       query: request.query,
       ownerKeyDigest: request.ownerKeyDigest,
     });
+    await this.runStarted(
+      { sessionId, runId, query: request.query, continued, notify: request.notify },
+      stream,
+      clientSignal,
+    );
+  }
+
+  /**
+   * Executes a run whose rows exist: exactly one terminal state stored (or handed to the lease heartbeat),
+   * the stream's events in order, then the run's completion to the RunCompletions listeners.
+   */
+  async runStarted(run: StartedRun, stream: ChatEventStream, parentSignal: AbortSignal): Promise<void> {
+    const { sessionId, runId } = run;
     this.metrics.runStarted();
     try {
-      const ctx = this.contexts.start({ sessionId, runId, parentSignal: clientSignal });
+      const ctx = this.contexts.start({ sessionId, runId, parentSignal, timeAnchor: run.timeAnchor ?? null });
       const started = Date.now();
       let ending: Ending;
       try {
         stream.metadata(sessionId, runId);
-        ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: request.query.length });
-        ending = await this.execute(ctx, request.query, continued, stream);
+        ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: run.query.length });
+        ending = await this.execute(ctx, run, stream);
       } catch (error) {
         ending = this.failed(ctx, error, stream);
       } finally {
@@ -172,12 +206,12 @@ export class ChatApplicationUseCase {
         ending.announce(stream);
         // After the terminal state is stored and announced, in the background: delivery never delays or
         // changes the run's end. An unstored end notifies nobody (the notifier would refuse it anyway).
-        if (request.notify && request.notify.length > 0) {
+        if (run.notify && run.notify.length > 0) {
           this.notifier.notifyRunFinished({
             runId,
             sessionId,
             trigger: 'chat',
-            targets: request.notify,
+            targets: run.notify,
             alertLabels: null,
           });
         }
@@ -190,25 +224,29 @@ export class ChatApplicationUseCase {
           : { outcome: 'FAILED', reason: 'INTERNAL_ERROR' },
         Date.now() - started,
       );
+      this.completions.completed(completionOf(run, ending, stored));
     } finally {
       // Stored or not, this replica is done with the run; an unstored end is closed once its lease runs out.
       this.runs.releaseRun(runId);
     }
   }
 
-  private async execute(
-    ctx: RunContext,
-    query: string,
-    continued: boolean,
-    stream: ChatEventStream,
-  ): Promise<Ending> {
-    stream.status('ROUTING', '正在理解问题 / understanding the request');
-    const last = continued ? await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId) : null;
-    const intent = await this.router.route(ctx, {
-      query,
-      last_intent: last?.intent ?? null,
-      last_user_query: last?.query ?? null,
-    });
+  private async execute(ctx: RunContext, run: StartedRun, stream: ChatEventStream): Promise<Ending> {
+    const { query, continued } = run;
+    let intent: Intent;
+    if (run.intent) {
+      intent = run.intent;
+      // Decided by code, not by the router: the timeline says so.
+      ctx.journal.event('ROUTING', 'ROUTED', { intent, by: 'CODE' });
+    } else {
+      stream.status('ROUTING', '正在理解问题 / understanding the request');
+      const last = continued ? await this.runs.findLatestRunBefore(ctx.sessionId, ctx.runId) : null;
+      intent = await this.router.route(ctx, {
+        query,
+        last_intent: last?.intent ?? null,
+        last_user_query: last?.query ?? null,
+      });
+    }
     ctx.journal.setIntent(intent);
     // Phase boundary: the run's start, its routing and its intent become visible to trace readers.
     await ctx.journal.flush();
@@ -443,6 +481,37 @@ export class ChatApplicationUseCase {
     }
     return stored;
   }
+}
+
+/**
+ * The run's completion as its listeners hear it: the terminal state as stored, and exactly what the
+ * client was (or would have been) told — a released report, the fixed fallback, or a failure.
+ */
+function completionOf(run: StartedRun, ending: Ending, stored: boolean): RunCompleted {
+  const terminal: Terminal = stored
+    ? ending.terminal
+    : { status: 'FAILED', releaseOutcome: 'FAILED', errorCode: 'INTERNAL_ERROR' };
+  const events: ChatEvent[] = [];
+  const told = new ChatEventStream((event) => events.push(event));
+  told.metadata(run.sessionId, run.runId);
+  if (stored) ending.announce(told);
+  else told.failure('INTERNAL_ERROR', FAILURE_MESSAGES.INTERNAL_ERROR);
+  const content = events.find((event) => event.event === 'content');
+  const failure = events.find((event) => event.event === 'failure');
+  return {
+    sessionId: run.sessionId,
+    runId: run.runId,
+    origin: run.alert ? 'ALERT' : 'CHAT',
+    alert: run.alert ?? null,
+    stored,
+    status: terminal.status,
+    releaseOutcome: terminal.releaseOutcome,
+    conclusion: terminal.conclusion ?? null,
+    fallbackReason: terminal.fallbackReason ?? null,
+    errorCode: terminal.errorCode ?? null,
+    content: content?.event === 'content' ? content.data : null,
+    failure: failure?.event === 'failure' ? failure.data : null,
+  };
 }
 
 /** What ended a run, as the client's failure code; null when the client itself went away. */

@@ -63,3 +63,58 @@ describe('ChatCapacity', () => {
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 });
+
+describe('ChatCapacity background share', () => {
+  const share = (maxInFlight: number, maxQueue: number) => ({ maxInFlight, maxQueue });
+
+  it('admits background runs up to their share and queues the rest, bounded', async () => {
+    const capacity = new ChatCapacity(3, 5, 5, share(1, 1));
+    const first = capacity.reserveBackground()!;
+    const releaseFirst = (await first.admitted)!;
+    const second = capacity.reserveBackground()!;
+    expect(capacity.reserveBackground()).toBeNull();
+    expect(capacity.backgroundLoad).toEqual({ inFlight: 1, queued: 1 });
+    // The share is full, the interactive slots are not: chats pass at once.
+    const chat = release(await capacity.acquire('a', signal()));
+    releaseFirst();
+    const releaseSecond = (await second.admitted)!;
+    expect(capacity.backgroundLoad).toEqual({ inFlight: 1, queued: 0 });
+    releaseSecond();
+    chat();
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('gives a freed slot to a waiting chat before a waiting background run', async () => {
+    const capacity = new ChatCapacity(2, 5, 5, share(1, 5));
+    const background = (await capacity.reserveBackground()!.admitted)!;
+    const chat = release(await capacity.acquire('a', signal()));
+    const queuedBackground = capacity.reserveBackground()!;
+    const queuedChat = capacity.acquire('b', signal());
+    background();
+    const second = release(await queuedChat);
+    expect(capacity.backgroundLoad).toEqual({ inFlight: 0, queued: 1 });
+    chat();
+    const admitted = (await queuedBackground.admitted)!;
+    expect(capacity.backgroundLoad).toEqual({ inFlight: 1, queued: 0 });
+    admitted();
+    second();
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('does not admit a background run while a chat waits, and a cancelled place resolves null', async () => {
+    const capacity = new ChatCapacity(1, 5, 5, share(1, 5));
+    const chat = release(await capacity.acquire('a', signal()));
+    const waitingChat = capacity.acquire('b', signal());
+    const ticket = capacity.reserveBackground()!;
+    ticket.cancel();
+    expect(await ticket.admitted).toBeNull();
+    chat();
+    release(await waitingChat)();
+    expect(capacity.backgroundLoad).toEqual({ inFlight: 0, queued: 0 });
+  });
+
+  it('refuses every background run when the share is zero and its queue is zero', () => {
+    const capacity = new ChatCapacity(1, 5, 5, share(0, 0));
+    expect(capacity.reserveBackground()).toBeNull();
+  });
+});

@@ -62,7 +62,14 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const CONFIG = { maxInFlight: 1, maxQueue: 0, maxQueuedPerKey: 1, retryAfterSeconds: 7, heartbeatMs: 60_000 };
+const CONFIG = {
+  maxInFlight: 1,
+  maxQueue: 0,
+  maxQueuedPerKey: 1,
+  retryAfterSeconds: 7,
+  heartbeatMs: 60_000,
+  alertShare: { maxInFlight: 0, maxQueue: 0 },
+};
 const CALLER = { keyDigest: 'a'.repeat(64), scopes: ['chat'] };
 
 function controllerFor(roles: Record<string, StubReply[]>, capacity = new ChatCapacity(1, 0)) {

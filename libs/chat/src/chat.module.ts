@@ -13,6 +13,7 @@ import { chatConfig, ChatConfig } from './chat.config';
 import { DiagnosisAgent } from './diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
 import { IntentRouter } from './routing/intent-router';
+import { RunCompletions } from './run-completions';
 
 @Module({
   imports: [
@@ -33,16 +34,22 @@ import { IntentRouter } from './routing/intent-router';
       provide: ChatCapacity,
       inject: [chatConfig.KEY, ServiceMetrics],
       useFactory: (config: ChatConfig, metrics: ServiceMetrics) => {
-        const capacity = new ChatCapacity(config.maxInFlight, config.maxQueue, config.maxQueuedPerKey);
+        const capacity = new ChatCapacity(
+          config.maxInFlight,
+          config.maxQueue,
+          config.maxQueuedPerKey,
+          config.alertShare,
+        );
         metrics.observeCapacity(() => capacity.load);
         return capacity;
       },
     },
     ChatApplicationUseCase,
+    RunCompletions,
     IntentRouter,
     DiagnosisAgent,
     DiagnosisPipeline,
   ],
-  exports: [ChatApplicationUseCase, DiagnosisPipeline],
+  exports: [ChatApplicationUseCase, DiagnosisPipeline, ChatCapacity, RunCompletions],
 })
 export class ChatModule {}

@@ -4,6 +4,15 @@
 export const ALERT_STATUSES = ['firing', 'resolved'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
-/** Why a firing alert group started no investigation: one is running, or one ran within the window. */
-export const ALERT_DEDUP_REASONS = ['INVESTIGATION_RUNNING', 'WITHIN_WINDOW'] as const;
+import type { AlertOutcome } from './trace-api';
+
+/**
+ * The outcomes (of ALERT_OUTCOMES) of a firing alert group that started nothing because it repeats one:
+ * an investigation is running, one ran within the window, or one ran for the same alerts.
+ */
+export const ALERT_DEDUP_REASONS = [
+  'RUN_IN_PROGRESS',
+  'DUPLICATE_WITHIN_WINDOW',
+  'ALREADY_INVESTIGATED',
+] as const satisfies readonly AlertOutcome[];
 export type AlertDedupReason = (typeof ALERT_DEDUP_REASONS)[number];

@@ -27,10 +27,51 @@ export interface RunSummary {
   duration_ms: number | null;
 }
 
+/** What started a session: a chat request, or an alert group (one session per group). */
+export const SESSION_ORIGINS = ['CHAT', 'ALERT'] as const;
+export type SessionOrigin = (typeof SESSION_ORIGINS)[number];
+
+/**
+ * What an alert notification did (docs/alerts.md): INVESTIGATION_STARTED, or the named reason it started
+ * none. ALERT_QUEUE_FULL is answered 503 (the sender retries); every other outcome 202.
+ */
+export const ALERT_OUTCOMES = [
+  'INVESTIGATION_STARTED',
+  'RUN_IN_PROGRESS',
+  'DUPLICATE_WITHIN_WINDOW',
+  'ALREADY_INVESTIGATED',
+  'RESOLVED_RECORDED',
+  'HOURLY_CAP_REACHED',
+  'ALERT_QUEUE_FULL',
+] as const;
+export type AlertOutcome = (typeof ALERT_OUTCOMES)[number];
+
+/** Labels as the alert sent them: untrusted text, shown as data, never as links or markup. */
+export type AlertLabels = Record<string, string>;
+
+/** One notification an alert group's session received, and what it started or why it started none. */
+export interface AlertNotificationView {
+  received_at: string;
+  /** firing or resolved, as the notification said. */
+  status: string;
+  outcome: AlertOutcome;
+  run_id: string | null;
+  alert_count: number;
+}
+
+/** An alert group's session: its common labels and its latest notifications, newest first. */
+export interface SessionAlertView {
+  labels: AlertLabels;
+  notifications: AlertNotificationView[];
+}
+
 export interface SessionView {
   session_id: string;
   created_at: string;
   updated_at: string;
+  origin: SessionOrigin;
+  /** Present only for an alert group's session. */
+  alert?: SessionAlertView;
 }
 
 export interface SessionSummary {
@@ -46,6 +87,9 @@ export interface SessionSummary {
   last_outcome: string | null;
   /** The newest ended run's query, cut to 200 characters. */
   last_query: string | null;
+  origin: SessionOrigin;
+  /** An alert group's common labels; null for a chat session. */
+  alert_labels: AlertLabels | null;
 }
 
 /** The calling key's sessions, most recent activity first, one keyset page. */

@@ -49,7 +49,7 @@ export type RunPhase = (typeof RUN_PHASES)[number];
 export const TOKEN_KINDS = ['prompt', 'completion'] as const;
 
 /** Why a chat request got no run slot: every slot and queue place taken (503), or the key's share (429). */
-export const CAPACITY_REJECTIONS = ['AT_CAPACITY', 'KEY_SHARE_FULL'] as const;
+export const CAPACITY_REJECTIONS = ['AT_CAPACITY', 'KEY_SHARE_FULL', 'ALERT_QUEUE_FULL'] as const;
 export type CapacityRejection = (typeof CAPACITY_REJECTIONS)[number];
 
 /** A label whose values are declared at start-up by the lib that owns them (tools, model error codes). */
@@ -170,16 +170,10 @@ export const METRICS = {
     help: 'Alertmanager notifications (one alert group each) accepted, by the group status.',
     labels: { status: ALERT_STATUSES },
   },
-  alertPayloadsRejected: {
-    name: 'superbiz_alert_payloads_rejected_total',
-    type: 'counter',
-    help: 'Alert webhook bodies refused as invalid (answered 400).',
-    labels: {},
-  },
   alertGroupsDeduplicated: {
     name: 'superbiz_alert_groups_deduplicated_total',
     type: 'counter',
-    help: 'Firing alert groups that started no investigation because one was running or ran within the window.',
+    help: 'Firing alert groups that started no investigation because one was running, ran within the window or ran for the same alerts.',
     labels: { reason: ALERT_DEDUP_REASONS },
   },
   alertInvestigationsStarted: {

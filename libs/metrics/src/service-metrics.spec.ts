@@ -204,26 +204,26 @@ describe('ServiceMetrics', () => {
 
   it('has the alert and notification series at 0 before those features count', async () => {
     expect(await valueOf(metrics, METRICS.alertGroupsReceived.name, { status: 'firing' })).toBe(0);
-    expect(await valueOf(metrics, METRICS.alertGroupsDeduplicated.name, { reason: 'WITHIN_WINDOW' })).toBe(0);
+    expect(
+      await valueOf(metrics, METRICS.alertGroupsDeduplicated.name, { reason: 'DUPLICATE_WITHIN_WINDOW' }),
+    ).toBe(0);
     expect(await valueOf(metrics, METRICS.alertInvestigationsStarted.name)).toBe(0);
     expect(await valueOf(metrics, METRICS.alertInvestigationsCapped.name)).toBe(0);
     expect(await seriesOf(metrics, METRICS.notificationsDelivered.name)).toHaveLength(
       NOTIFICATION_KINDS.length,
     );
     metrics.alertGroupReceived('firing');
-    metrics.alertGroupDeduplicated('INVESTIGATION_RUNNING');
+    metrics.alertGroupDeduplicated('RUN_IN_PROGRESS');
     metrics.alertInvestigationStarted();
     metrics.alertInvestigationCapped();
-    metrics.alertPayloadRejected();
     metrics.notificationDelivered('slack');
     metrics.notificationFailed('dingtalk', 'VENDOR_ERROR');
     expect(await valueOf(metrics, METRICS.alertGroupsReceived.name, { status: 'firing' })).toBe(1);
-    expect(
-      await valueOf(metrics, METRICS.alertGroupsDeduplicated.name, { reason: 'INVESTIGATION_RUNNING' }),
-    ).toBe(1);
+    expect(await valueOf(metrics, METRICS.alertGroupsDeduplicated.name, { reason: 'RUN_IN_PROGRESS' })).toBe(
+      1,
+    );
     expect(await valueOf(metrics, METRICS.alertInvestigationsStarted.name)).toBe(1);
     expect(await valueOf(metrics, METRICS.alertInvestigationsCapped.name)).toBe(1);
-    expect(await valueOf(metrics, METRICS.alertPayloadsRejected.name)).toBe(1);
     expect(await valueOf(metrics, METRICS.notificationsDelivered.name, { target_kind: 'slack' })).toBe(1);
     expect(
       await valueOf(metrics, METRICS.notificationsFailed.name, {

@@ -142,10 +142,6 @@ export class ServiceMetrics {
     this.counter('alertGroupsReceived').inc({ status });
   }
 
-  alertPayloadRejected(): void {
-    this.counter('alertPayloadsRejected').inc();
-  }
-
   alertGroupDeduplicated(reason: AlertDedupReason): void {
     this.counter('alertGroupsDeduplicated').inc({ reason });
   }
@@ -212,7 +208,6 @@ export class ServiceMetrics {
     for (const reason of CAPACITY_REJECTIONS) this.counter('capacityRejections').inc({ reason }, 0);
     for (const status of ALERT_STATUSES) this.counter('alertGroupsReceived').inc({ status }, 0);
     for (const reason of ALERT_DEDUP_REASONS) this.counter('alertGroupsDeduplicated').inc({ reason }, 0);
-    this.counter('alertPayloadsRejected').inc(0);
     this.counter('alertInvestigationsStarted').inc(0);
     this.counter('alertInvestigationsCapped').inc(0);
     for (const kind of NOTIFICATION_KINDS) {

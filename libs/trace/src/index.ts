@@ -8,8 +8,10 @@ export { PINNED_SQL_MODE, pinConnection, pinPoolConnections } from './database/c
 export type { SessionPin } from './database/connection-pin';
 export { classifyDatabaseError, describeDatabaseError } from './database/database-errors';
 export type { DatabaseFailure } from './database/database-errors';
-export type { PublishedResult } from './entities/diagnosis-run.entity';
+export type { PublishedResult, RunStatus } from './entities/diagnosis-run.entity';
 export { RunRepository } from './repositories/run.repository';
+export { ALERT_SESSION_OWNER, AlertGroupRepository } from './repositories/alert-group.repository';
+export type { AlertDecision, AlertNotice, AlertPolicy } from './repositories/alert-group.repository';
 export type { DiagnosisRun, FinishRun } from './repositories/run.repository';
 export { AgentStepRepository } from './repositories/agent-step.repository';
 export { ToolInvocationRepository } from './repositories/tool-invocation.repository';

@@ -17,6 +17,7 @@ import { TRACE_ENTITIES } from './entities';
 import { RetentionService } from './retention/retention.service';
 import { AgentStepRepository, AUDIT_CIPHER } from './repositories/agent-step.repository';
 import { RunOwner } from './repositories/run-owner';
+import { AlertGroupRepository } from './repositories/alert-group.repository';
 import { RunRepository } from './repositories/run.repository';
 import { RunJournalRepository } from './repositories/run-journal.repository';
 import { KnowledgeRepository } from './repositories/knowledge.repository';
@@ -26,6 +27,7 @@ import { ToolInvocationRepository } from './repositories/tool-invocation.reposit
 
 const REPOSITORIES = [
   RunRepository,
+  AlertGroupRepository,
   RunJournalRepository,
   AgentStepRepository,
   ToolInvocationRepository,

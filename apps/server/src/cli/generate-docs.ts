@@ -2,9 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { replaceMetricsReference } from '@app/metrics';
-import { NotifyModule } from '@app/notify';
 import { renderFunctionCatalog } from '@app/tools';
-import { appConfig } from '../config/app.config';
+import { AppModule } from '../app.module';
 import { renderCodesReference } from './reference/codes-reference';
 import { renderConfigurationReference } from './reference/configuration-reference';
 
@@ -15,10 +14,8 @@ import { renderConfigurationReference } from './reference/configuration-referenc
  */
 const ROOT = join(__dirname, '../../../..');
 
-// Environment classes register themselves on import: the composition root's, and every lib's (a lib
-// whose config this file does not reach is named here).
-void appConfig;
-void NotifyModule;
+// Environment classes register themselves on import: the application module reaches every lib's.
+void AppModule;
 
 const PAGES: { path: string; render: () => string; prettier: boolean }[] = [
   { path: 'docs/configuration-reference.md', render: renderConfigurationReference, prettier: true },

@@ -4,8 +4,8 @@ const part = encodeURIComponent;
 
 /** The service endpoints the UI calls (docs/api-and-sse.md). */
 export const paths = {
-  sessions: (limit: number, cursor: string | null) =>
-    `/api/diagnosis/sessions?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
+  sessions: (limit: number, cursor: string | null, scope: 'own' | 'alert' = 'own') =>
+    `/api/diagnosis/sessions?limit=${limit}${scope === 'alert' ? '&scope=alert' : ''}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   trace: (sessionId: string, runId?: string) =>
     `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>

@@ -8,6 +8,7 @@ import { formatBytes, formatDuration, formatTime, prettyJson } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
 import { Tabs } from '../ui/tabs';
+import { AlertBadge, AlertLabelList } from './alert-view';
 import { citedReferences } from './cited-references';
 import { offsetMs, shownDurationMs } from './run-timing';
 
@@ -342,6 +343,14 @@ export function RunTraceView({ sessionId, runId, reference, apiKey, auditorKey }
               <p class="hint" role="status">
                 The run is still going; this page refreshes every {REFRESH_MS / 1000} s until it ends.
               </p>
+            )}
+            {data.session.alert && (
+              <div class="alert-panel">
+                <p>
+                  <AlertBadge /> Started by an alert group:
+                </p>
+                <AlertLabelList labels={data.session.alert.labels} />
+              </div>
             )}
             <Summary trace={data} />
             <Tabs

@@ -22,6 +22,7 @@ function SessionPicker({ chatSessionId, apiKey }: { chatSessionId: string | null
         Runs
       </h2>
       <SessionListView apiKey={apiKey} />
+      <SessionListView apiKey={apiKey} scope="alert" />
       <form
         class="inline-form"
         onSubmit={(event) => {

@@ -6,38 +6,58 @@ import { useResource } from '../api/use-resource';
 import { formatTime } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
+import { AlertBadge, AlertLabelList } from './alert-view';
 
 const PAGE_SIZE = 20;
 
+const TEXT = {
+  own: {
+    title: 'Your sessions',
+    table: 'Sessions',
+    pages: 'Session pages',
+    what: 'your sessions',
+    empty: 'This API key has no sessions yet: ask something in Chat first.',
+  },
+  alert: {
+    title: 'Alert investigations',
+    table: 'Alert investigation sessions',
+    pages: 'Alert investigation pages',
+    what: 'the alert investigations',
+    empty: 'No alert has started an investigation yet (docs/alerts.md).',
+  },
+};
+
 /**
- * The sessions this API key created, last activity first, a page at a time; each opens its runs. The
- * server pages by cursor only (older pages), so the cursors of the pages walked so far are kept here
- * for "Newer".
+ * The sessions this API key created (scope own), or the alert groups' sessions (scope alert, with their
+ * badge and labels), last activity first, a page at a time; each opens its runs. The server pages by
+ * cursor only (older pages), so the cursors of the pages walked so far are kept here for "Newer".
  */
-export function SessionListView({ apiKey }: { apiKey: string }) {
+export function SessionListView({ apiKey, scope = 'own' }: { apiKey: string; scope?: 'own' | 'alert' }) {
+  const text = TEXT[scope];
+  const titleId = `sessions-title-${scope}`;
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1];
   const [list, reload] = useResource<SessionList>(
-    (signal) => apiRequest(paths.sessions(PAGE_SIZE, cursor), { apiKey, signal }),
-    [apiKey, cursor],
+    (signal) => apiRequest(paths.sessions(PAGE_SIZE, cursor, scope), { apiKey, signal }),
+    [apiKey, cursor, scope],
   );
   return (
-    <section aria-labelledby="sessions-title">
+    <section aria-labelledby={titleId}>
       <div class="page-head">
-        <h3 id="sessions-title">Your sessions</h3>
+        <h3 id={titleId}>{text.title}</h3>
         <p>
           <button type="button" class="secondary" onClick={reload}>
             Refresh
           </button>
         </p>
       </div>
-      <ResourceView resource={list} what="your sessions">
+      <ResourceView resource={list} what={text.what}>
         {(data) =>
           data.sessions.length === 0 ? (
-            <p class="hint">This API key has no sessions yet: ask something in Chat first.</p>
+            <p class="hint">{text.empty}</p>
           ) : (
             <>
-              <TableScroll label="Sessions">
+              <TableScroll label={text.table}>
                 <table>
                   <thead>
                     <tr>
@@ -52,9 +72,11 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                     {data.sessions.map((session) => (
                       <tr key={session.session_id} data-session-id={session.session_id}>
                         <td>
+                          {session.origin === 'ALERT' && <AlertBadge />}
                           <a href={hrefOf({ page: 'runs', sessionId: session.session_id, runId: null })}>
-                            {session.last_query ?? session.session_id}
+                            {session.last_query ?? session.alert_labels?.alertname ?? session.session_id}
                           </a>
+                          {session.alert_labels && <AlertLabelList labels={session.alert_labels} />}
                         </td>
                         <td>{session.run_count}</td>
                         <td>
@@ -81,7 +103,7 @@ export function SessionListView({ apiKey }: { apiKey: string }) {
                   </tbody>
                 </table>
               </TableScroll>
-              <nav class="pager" aria-label="Session pages">
+              <nav class="pager" aria-label={text.pages}>
                 <button
                   type="button"
                   class="secondary"

@@ -5,6 +5,7 @@ import { useResource } from '../api/use-resource';
 import { formatDuration, formatTime } from '../format';
 import { hrefOf } from '../router';
 import { ResourceView, TableScroll } from '../ui/feedback';
+import { SessionAlertPanel } from './alert-view';
 
 /** A session's runs, newest first, each linking to its trace. */
 export function SessionRunsView({ sessionId, apiKey }: { sessionId: string; apiKey: string }) {
@@ -25,44 +26,47 @@ export function SessionRunsView({ sessionId, apiKey }: { sessionId: string; apiK
         </p>
       </div>
       <ResourceView resource={runs} what="the session’s runs">
-        {(data) =>
-          data.runs.length === 0 ? (
-            <p class="hint">This session has no runs yet.</p>
-          ) : (
-            <TableScroll label="Runs">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Question</th>
-                    <th scope="col">Intent</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Released</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Duration</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.runs.map((run) => (
-                    <tr key={run.run_id}>
-                      <td>
-                        <a href={hrefOf({ page: 'runs', sessionId, runId: run.run_id })}>{run.query}</a>
-                      </td>
-                      <td>{run.intent ?? '—'}</td>
-                      <td>
-                        <span class={`badge status-${run.status.toLowerCase()}`}>{run.status}</span>
-                      </td>
-                      <td>{run.release_outcome ?? '—'}</td>
-                      <td>
-                        <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
-                      </td>
-                      <td>{formatDuration(run.duration_ms)}</td>
+        {(data) => (
+          <>
+            {data.session.alert && <SessionAlertPanel alert={data.session.alert} />}
+            {data.runs.length === 0 ? (
+              <p class="hint">This session has no runs yet.</p>
+            ) : (
+              <TableScroll label="Runs">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Question</th>
+                      <th scope="col">Intent</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Released</th>
+                      <th scope="col">Started</th>
+                      <th scope="col">Duration</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
-          )
-        }
+                  </thead>
+                  <tbody>
+                    {data.runs.map((run) => (
+                      <tr key={run.run_id}>
+                        <td>
+                          <a href={hrefOf({ page: 'runs', sessionId, runId: run.run_id })}>{run.query}</a>
+                        </td>
+                        <td>{run.intent ?? '—'}</td>
+                        <td>
+                          <span class={`badge status-${run.status.toLowerCase()}`}>{run.status}</span>
+                        </td>
+                        <td>{run.release_outcome ?? '—'}</td>
+                        <td>
+                          <time dateTime={run.created_at}>{formatTime(run.created_at)}</time>
+                        </td>
+                        <td>{formatDuration(run.duration_ms)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableScroll>
+            )}
+          </>
+        )}
       </ResourceView>
     </section>
   );

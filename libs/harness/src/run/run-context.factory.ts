@@ -9,6 +9,8 @@ export interface NewRun {
   runId: string;
   /** The client's signal: aborting it cancels the run. */
   parentSignal?: AbortSignal;
+  /** Where the tools' time windows end instead of now (an alert's anchor). */
+  timeAnchor?: Date | null;
 }
 
 /** Builds RunContexts from the validated Harness configuration. */

@@ -16,6 +16,11 @@ export interface RunContextInit {
   journal: RunJournal;
   /** Aborted when the client goes away: the run becomes cancelled. */
   parentSignal?: AbortSignal;
+  /**
+   * Where the evidence tools' time windows end, when not "now": an alert-started run's anchor, built by
+   * code from the alert's startsAt. Null/absent: the tools' own clock.
+   */
+  timeAnchor?: Date | null;
 }
 
 /** Owns the deadline timer shared by every view of one run (or of one phase of it). */
@@ -95,6 +100,8 @@ export class RunContext {
     readonly journal: RunJournal,
     private readonly lifetime: RunLifetime,
     private readonly inFlight: InFlightCalls,
+    /** Where the tools' time windows end instead of now (RunContextInit.timeAnchor); null = now. */
+    readonly timeAnchor: Date | null,
   ) {
     this.signal = lifetime.controller.signal;
     Object.freeze(this);
@@ -114,6 +121,7 @@ export class RunContext {
       init.journal,
       lifetime,
       new InFlightCalls(),
+      init.timeAnchor ?? null,
     );
   }
 
@@ -129,6 +137,7 @@ export class RunContext {
       this.journal,
       this.lifetime,
       this.inFlight,
+      this.timeAnchor,
     );
   }
 
@@ -149,6 +158,7 @@ export class RunContext {
       this.journal,
       new RunLifetime(timeoutMs, this.signal),
       this.inFlight,
+      this.timeAnchor,
     );
   }
 

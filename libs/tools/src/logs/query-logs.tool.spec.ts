@@ -90,3 +90,41 @@ describe('queryLogsTool self-description', () => {
     expect(evidence.demo).toBe(demo);
   });
 });
+
+describe('queryLogsTool time window', () => {
+  const now = new Date('2026-12-05T12:00:00Z');
+  const run = (timeAnchor: Date | null) => {
+    const seen: { startTime: Date; endTime: Date }[] = [];
+    const source = {
+      search: (query: { startTime: Date; endTime: Date }) => {
+        seen.push(query);
+        return Promise.resolve({});
+      },
+    } as unknown as LogSourcePort;
+    const tool = queryLogsTool(
+      source,
+      { defaultLookbackMinutes: 30, maxLookbackMinutes: 60 } as QueryLogsConfig,
+      () => now,
+    );
+    return tool
+      .execute(
+        { topic: 'APPLICATION', query: 'HikariPool', lookback_minutes: 30 },
+        new AbortController().signal,
+        { timeAnchor } as Parameters<typeof tool.execute>[2],
+      )
+      .then(() => seen[0]);
+  };
+
+  it.each([
+    ['ends now without an anchor', null, '2026-12-05T11:30:00.000Z', '2026-12-05T12:00:00.000Z'],
+    [
+      'ends at an alert-started run’s anchor',
+      new Date('2026-12-05T10:15:00Z'),
+      '2026-12-05T09:45:00.000Z',
+      '2026-12-05T10:15:00.000Z',
+    ],
+  ])('%s', async (_name, anchor, start, end) => {
+    const query = await run(anchor);
+    expect([query.startTime.toISOString(), query.endTime.toISOString()]).toEqual([start, end]);
+  });
+});

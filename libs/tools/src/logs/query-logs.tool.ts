@@ -64,7 +64,7 @@ export function queryLogsSchema(limits: QueryLogsConfig) {
 export type QueryLogsArgs = z.infer<ReturnType<typeof queryLogsSchema>>;
 
 const DESCRIPTION = [
-  'Search recent application, access or database logs within a time window ending now (or at the end of a replayed incident export).',
+  'Search recent application, access or database logs within a time window ending now (or at the time the request names for an alert, or at the end of a replayed incident export).',
   'Matching: every query term must occur (AND), phrases in double quotes, -term excludes; filters service, level (at least), status, path narrow further.',
   'Returns totals by level and service over all matches, aggregated message patterns (count, first/last seen) and a few time-ordered sample events, with the exact scope searched;',
   'FILE results also name the files searched with their time ranges, files that could not be read, and unreadable lines in the window (state those as a limitation).',
@@ -111,8 +111,9 @@ export function queryLogsTool(
     readOnly: true,
     failureCodes: QUERY_LOGS_FAILURE_CODES,
     countedList: 'events',
-    execute(args, signal) {
-      const endTime = now();
+    execute(args, signal, ctx) {
+      // An alert-started run anchors the window at its alert; every other run ends it now.
+      const endTime = ctx.timeAnchor ?? now();
       const startTime = new Date(endTime.getTime() - args.lookback_minutes * 60_000);
       return source.search(
         { topic: args.topic, query: args.query, startTime, endTime, filters: filtersOf(args) },

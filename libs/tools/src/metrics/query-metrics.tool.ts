@@ -116,7 +116,8 @@ export function queryMetricsTool(
         minStepSeconds: limits.minStepSeconds,
       });
       if (!policy.allowed) throw new ToolFailure<QueryMetricsFailureCode>(policy.code, policy.message);
-      const end = now();
+      // A replayed incident (METRICS_NOW) keeps its clock; otherwise an alert-started run's anchor, or now.
+      const end = limits.now ?? ctx.timeAnchor ?? now();
       const range = args.type === 'range';
       try {
         return await queryPrometheus(

@@ -2,6 +2,7 @@ import { BadRequestException, Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
+import { ALERT_SESSION_OWNER } from '../repositories/alert-group.repository';
 import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
 import { SessionListDto, SessionPageQueryDto } from './sessions.dto';
 
@@ -14,7 +15,8 @@ export class SessionsController {
   @Get()
   @RequireApiKey('trace_reader')
   @ApiOperation({
-    summary: 'Sessions created by the calling API key, last activity first, a page at a time (cursor)',
+    summary:
+      'Sessions created by the calling API key (scope=own), or the alert groups’ sessions (scope=alert), last activity first, a page at a time (cursor)',
   })
   @ApiOkResponse({ type: SessionListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or cursor' })
@@ -23,7 +25,9 @@ export class SessionsController {
     const after = query.cursor === undefined ? null : decodeSessionCursor(query.cursor);
     if (query.cursor !== undefined && after === null)
       throw new BadRequestException('cursor is not one this endpoint issued: pass a next_cursor unchanged');
-    const { sessions, next } = await this.runs.listOwnedSessions(caller.keyDigest, limit, after);
+    // Alert groups' sessions belong to no key: every trace_reader lists them under scope=alert.
+    const owner = query.scope === 'alert' ? ALERT_SESSION_OWNER : caller.keyDigest;
+    const { sessions, next } = await this.runs.listOwnedSessions(owner, limit, after);
     return {
       sessions: sessions.map((session) => ({
         session_id: session.sessionId,
@@ -33,6 +37,8 @@ export class SessionsController {
         run_count: session.runCount,
         last_outcome: session.lastOutcome,
         last_query: session.lastQuery,
+        origin: session.origin,
+        alert_labels: session.alertLabels,
       })),
       limit,
       next_cursor: next ? encodeSessionCursor(next) : null,

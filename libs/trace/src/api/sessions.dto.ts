@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import type { SessionList, SessionSummary } from '@app/contracts';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { SESSION_ORIGINS } from '@app/contracts';
+import type { SessionList, SessionOrigin, SessionSummary } from '@app/contracts';
 import { RUN_STATUSES } from '../entities/diagnosis-run.entity';
-import { nullableEnum } from './trace.dto';
+import { ALERT_LABELS_SCHEMA, nullableEnum } from './trace.dto';
 
 /** `limit` (1–100, default 20) of a paginated list. */
 export class LimitQueryDto {
@@ -26,6 +27,16 @@ export class SessionPageQueryDto extends LimitQueryDto {
   @IsString()
   @MaxLength(200)
   cursor?: string;
+
+  @ApiPropertyOptional({
+    enum: ['own', 'alert'],
+    default: 'own',
+    description:
+      'own: sessions the calling key created; alert: the alert groups’ sessions (any trace_reader)',
+  })
+  @IsOptional()
+  @IsIn(['own', 'alert'])
+  scope?: 'own' | 'alert';
 }
 
 /** `limit` and `offset` of a paginated list; the trace query adds its run id. */
@@ -66,6 +77,13 @@ export class SessionSummaryDto implements SessionSummary {
     description: 'The newest ended run’s query, cut to 200 characters',
   })
   last_query!: string | null;
+  @ApiProperty({ enum: SESSION_ORIGINS }) origin!: SessionOrigin;
+  @ApiProperty({
+    ...ALERT_LABELS_SCHEMA,
+    nullable: true,
+    description: 'An alert group’s common labels; null for a chat session',
+  })
+  alert_labels!: Record<string, string> | null;
 }
 
 export class SessionListDto implements SessionList {

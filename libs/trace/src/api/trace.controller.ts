@@ -13,12 +13,21 @@ import { DiagnosisRunEntity } from '../entities/diagnosis-run.entity';
 import { AgentStepRepository } from '../repositories/agent-step.repository';
 import { NotificationDeliveryRepository } from '../repositories/notification-delivery.repository';
 import { RunRepository } from '../repositories/run.repository';
+import { AlertGroupRepository } from '../repositories/alert-group.repository';
 import { TimelineRepository } from '../repositories/timeline.repository';
 import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
 import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
-import { RunReasoningDto, RunSummaryDto, RunTraceDto, SessionRunsDto } from './trace.dto';
+import {
+  RunReasoningDto,
+  RunSummaryDto,
+  RunTraceDto,
+  SessionAlertViewDto,
+  SessionRunsDto,
+} from './trace.dto';
 
 const iso = (date: Date) => date.toISOString();
+/** The alert notifications a session's trace shows, newest first. */
+const ALERT_NOTIFICATIONS_SHOWN = 50;
 const isoOrNull = (date: Date | null) => (date ? iso(date) : null);
 
 function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
@@ -63,7 +72,25 @@ export class TraceController {
     private readonly invocations: ToolInvocationRepository,
     private readonly timeline: TimelineRepository,
     private readonly notifications: NotificationDeliveryRepository,
+    private readonly alertGroups: AlertGroupRepository,
   ) {}
+
+  private async alertView(
+    sessionId: string,
+    labels: Record<string, string> | null,
+  ): Promise<SessionAlertViewDto> {
+    const notifications = await this.alertGroups.listNotifications(sessionId, ALERT_NOTIFICATIONS_SHOWN);
+    return {
+      labels: labels ?? {},
+      notifications: notifications.map((row) => ({
+        received_at: iso(row.receivedAt),
+        status: row.status,
+        outcome: row.outcome,
+        run_id: row.runId,
+        alert_count: row.alertCount,
+      })),
+    };
+  }
 
   @Get()
   // An auditor reads every session's trace (docs/architecture.md, docs/security-model.md "Access control"), with or
@@ -80,13 +107,25 @@ export class TraceController {
     @Caller() caller: ApiCaller,
   ): Promise<RunTraceDto | SessionRunsDto> {
     const session = await this.runs.findSession(sessionId);
-    if (!session || !(session.ownerKeyDigest === caller.keyDigest || caller.roles.includes('auditor'))) {
+    if (
+      !session ||
+      !(
+        session.ownerKeyDigest === caller.keyDigest ||
+        caller.roles.includes('auditor') ||
+        // An alert group's session belongs to no key: every trace_reader reads it (docs/alerts.md).
+        session.origin === 'ALERT'
+      )
+    ) {
       notFound('session');
     }
     const sessionView = {
       session_id: session.sessionId,
       created_at: iso(session.createdAt),
       updated_at: iso(session.updatedAt),
+      origin: session.origin,
+      ...(session.origin === 'ALERT'
+        ? { alert: await this.alertView(session.sessionId, session.alertLabels) }
+        : {}),
     };
     if (!query.runId) {
       const limit = query.limit ?? 20;

@@ -1,11 +1,17 @@
-import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import {
+  ALERT_OUTCOMES,
   NOTIFICATION_FAILURES,
   NOTIFICATION_KINDS,
   NOTIFICATION_STATUSES,
   NOTIFICATION_TRIGGERS,
+  SESSION_ORIGINS,
 } from '@app/contracts';
 import type {
+  AlertNotificationView,
+  AlertOutcome,
+  SessionAlertView,
+  SessionOrigin,
   BudgetTotals,
   ModelStep,
   NotificationDeliveryView,
@@ -75,10 +81,39 @@ export class RunSummaryDto implements RunSummary {
   @ApiProperty(NULLABLE_INT) duration_ms!: number | null;
 }
 
+export class AlertNotificationViewDto implements AlertNotificationView {
+  @ApiProperty(DATE_TIME) received_at!: string;
+  @ApiProperty({ enum: ['firing', 'resolved'] }) status!: string;
+  @ApiProperty({ enum: ALERT_OUTCOMES }) outcome!: AlertOutcome;
+  @ApiProperty(NULLABLE_STRING) run_id!: string | null;
+  @ApiProperty() alert_count!: number;
+}
+
+export const ALERT_LABELS_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'The alert group’s common labels, as sent (untrusted text, shown as data)',
+};
+
+export class SessionAlertViewDto implements SessionAlertView {
+  @ApiProperty(ALERT_LABELS_SCHEMA) labels!: Record<string, string>;
+  @ApiProperty({
+    type: [AlertNotificationViewDto],
+    description: 'The latest notifications of the group (at most 50), newest first',
+  })
+  notifications!: AlertNotificationViewDto[];
+}
+
 export class SessionViewDto implements SessionView {
   @ApiProperty() session_id!: string;
   @ApiProperty(DATE_TIME) created_at!: string;
   @ApiProperty(DATE_TIME) updated_at!: string;
+  @ApiProperty({ enum: SESSION_ORIGINS }) origin!: SessionOrigin;
+  @ApiPropertyOptional({
+    type: SessionAlertViewDto,
+    description: 'Present only for an alert group’s session',
+  })
+  alert?: SessionAlertViewDto;
 }
 
 export class ModelStepDto implements ModelStep {

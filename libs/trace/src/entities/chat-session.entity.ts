@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { MILLIS, NOW_MILLIS } from './columns';
+import { jsonTransformer, MILLIS, NOW_MILLIS } from './columns';
 import type { RunStatus } from './diagnosis-run.entity';
+
+export const SESSION_ORIGINS = ['CHAT', 'ALERT'] as const;
+export type SessionOrigin = (typeof SESSION_ORIGINS)[number];
 
 /**
  * Run directory of one conversation. Holds no chat history: previous turns come from diagnosis_run. The
@@ -38,4 +41,12 @@ export class ChatSessionEntity {
   /** Query of the newest ended run, cut to 200 characters. */
   @Column({ name: 'last_query', type: 'varchar', length: 200, nullable: true })
   lastQuery!: string | null;
+
+  /** What started the session: a chat request, or an alert group (docs/alerts.md). */
+  @Column({ name: 'origin', type: 'varchar', length: 16, default: 'CHAT' })
+  origin!: SessionOrigin;
+
+  /** An alert group's common labels (untrusted text, shown as data); null for chat sessions. */
+  @Column({ name: 'alert_labels', type: 'json', nullable: true, transformer: jsonTransformer })
+  alertLabels!: Record<string, string> | null;
 }

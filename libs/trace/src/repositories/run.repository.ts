@@ -5,7 +5,7 @@ import { databaseConfig, DatabaseConfig } from '../config/database.config';
 import { traceConfig, TraceConfig } from '../config/trace.config';
 import { ADMISSION_DATA_SOURCE } from '../database/data-source-options';
 import { AnnouncedEnding, RunOwner } from './run-owner';
-import { ChatSessionEntity } from '../entities/chat-session.entity';
+import { ChatSessionEntity, SessionOrigin } from '../entities/chat-session.entity';
 import { DiagnosisRunEntity, PublishedResult, RunStatus } from '../entities/diagnosis-run.entity';
 
 export type DiagnosisRun = DiagnosisRunEntity;
@@ -41,12 +41,23 @@ export interface StartRun {
   query: string;
   /** The API key (SHA-256 hex) the session belongs to; set when the session is created, never changed. */
   ownerKeyDigest: string;
+  /** Set when the session is created: an alert group's session carries its origin and common labels. */
+  origin?: SessionOrigin;
+  alertLabels?: Record<string, string> | null;
 }
 
 /** One row of a key's session list: the chat_session row itself (its list columns). */
 export type OwnedSession = Pick<
   ChatSessionEntity,
-  'sessionId' | 'createdAt' | 'updatedAt' | 'runCount' | 'lastRunAt' | 'lastOutcome' | 'lastQuery'
+  | 'sessionId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'runCount'
+  | 'lastRunAt'
+  | 'lastOutcome'
+  | 'lastQuery'
+  | 'origin'
+  | 'alertLabels'
 >;
 
 /** Where a page of the session list ends, in (updated_at DESC, session_id DESC) order. */
@@ -87,19 +98,28 @@ export class RunRepository {
    * Creates the session on first use (owned by the calling key) and the run in RUNNING state, owned by
    * this replica under a lease. Plain statements: this is on every request's way to its first event.
    */
-  async startRun({ sessionId, runId, query, ownerKeyDigest }: StartRun): Promise<void> {
+  async startRun({
+    sessionId,
+    runId,
+    query,
+    ownerKeyDigest,
+    origin = 'CHAT',
+    alertLabels = null,
+  }: StartRun): Promise<void> {
     // One packet, two autocommit statements (MySQL stops at the first that fails). The run's lease is on
     // the database clock, so replicas with skewed clocks agree on when it ran out; SYSDATE, not NOW:
     // NOW is the statement's start, so a write that waited for a lock would date its lease too early.
     await this.admit(
       this.admission.query(
-        `INSERT INTO chat_session (session_id, owner_key_digest) VALUES (?, ?)
+        `INSERT INTO chat_session (session_id, owner_key_digest, origin, alert_labels) VALUES (?, ?, ?, ?)
        ON DUPLICATE KEY UPDATE updated_at = CURRENT_TIMESTAMP(3);
        INSERT INTO diagnosis_run (run_id, session_id, query, status, owner_id, lease_expires_at)
        VALUES (?, ?, ?, 'RUNNING', ?, SYSDATE(3) + INTERVAL ? MICROSECOND)`,
         [
           sessionId,
           ownerKeyDigest,
+          origin,
+          alertLabels === null ? null : JSON.stringify(alertLabels),
           runId,
           sessionId,
           query,
@@ -144,7 +164,8 @@ export class RunRepository {
     after: SessionPosition | null,
   ): Promise<{ sessions: OwnedSession[]; next: SessionPosition | null }> {
     const rows = (await this.sessions.query(
-      `SELECT session_id, created_at, updated_at, run_count, last_run_at, last_outcome, last_query
+      `SELECT session_id, created_at, updated_at, run_count, last_run_at, last_outcome, last_query,
+         origin, alert_labels
        FROM chat_session FORCE INDEX (idx_chat_session_owner_updated_id)
        WHERE owner_key_digest = ?${after ? ' AND updated_at <= ? AND (updated_at < ? OR (updated_at = ? AND session_id < ?))' : ''}
        ORDER BY updated_at DESC, session_id DESC
@@ -165,6 +186,8 @@ export class RunRepository {
       last_run_at: Date | null;
       last_outcome: OwnedSession['lastOutcome'];
       last_query: string | null;
+      origin: OwnedSession['origin'];
+      alert_labels: string | Record<string, string> | null;
     }[];
     const sessions = rows.slice(0, limit).map((row) => ({
       sessionId: row.session_id,
@@ -174,6 +197,11 @@ export class RunRepository {
       lastRunAt: row.last_run_at,
       lastOutcome: row.last_outcome,
       lastQuery: row.last_query,
+      origin: row.origin,
+      alertLabels:
+        typeof row.alert_labels === 'string'
+          ? (JSON.parse(row.alert_labels) as Record<string, string>)
+          : row.alert_labels,
     }));
     const last = sessions[sessions.length - 1];
     return {

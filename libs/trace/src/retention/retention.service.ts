@@ -18,6 +18,8 @@ export const PURGED_TABLES = [
   'tool_invocation',
   'diagnosis_trace_event',
   'diagnosis_run',
+  'alert_notification',
+  'alert_group',
   'chat_session',
 ] as const;
 export type PurgedTable = (typeof PURGED_TABLES)[number];
@@ -199,6 +201,15 @@ export class RetentionService {
           [runs],
         );
       }
+      // An alert group's session goes with its group and notifications; its next notification starts afresh.
+      counts.alert_notification = await affected(
+        'DELETE n FROM alert_notification n FORCE INDEX (idx_alert_notification_session) WHERE n.session_id IN (?)',
+        [sessions],
+      );
+      counts.alert_group = await affected(
+        'DELETE g FROM alert_group g FORCE INDEX (uq_alert_group_session) WHERE g.session_id IN (?)',
+        [sessions],
+      );
       counts.chat_session = await affected(
         'DELETE s FROM chat_session s FORCE INDEX (PRIMARY) WHERE s.session_id IN (?)',
         [sessions],
