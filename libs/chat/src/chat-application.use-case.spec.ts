@@ -29,7 +29,11 @@ async function chat(
   options.prepare?.(kit);
   const { stream, events } = recordingStream();
   await kit.useCase.handle(
-    { query: 'order-123 payment times out', ownerKeyDigest: KEY, sessionId: options.sessionId },
+    await kit.useCase.open({
+      query: 'order-123 payment times out',
+      ownerKeyDigest: KEY,
+      sessionId: options.sessionId,
+    }),
     stream,
     options.clientSignal ?? new AbortController().signal,
   );
@@ -193,7 +197,11 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
       heardBeforeStored = events.some((event) => event.event === 'content');
       return finish(...args);
     };
-    await kit.useCase.handle({ query: 'hi', ownerKeyDigest: KEY }, stream, new AbortController().signal);
+    await kit.useCase.handle(
+      await kit.useCase.open({ query: 'hi', ownerKeyDigest: KEY }),
+      stream,
+      new AbortController().signal,
+    );
     expect(heardBeforeStored).toBe(false);
     expect(terminalOf(events)).toEqual(['metadata', 'content:SYSTEM_ANSWER', 'done:SUCCESS']);
   });
@@ -289,15 +297,29 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
   it('a session of another key is UnknownSession, before any run or event', async () => {
     const kit = chatKit({});
     kit.runs.owners.set('s-other', 'b'.repeat(64));
-    const { stream, events } = recordingStream();
     await expect(
-      kit.useCase.handle(
-        { query: 'q', ownerKeyDigest: KEY, sessionId: 's-other' },
-        stream,
-        new AbortController().signal,
-      ),
+      kit.useCase.open({ query: 'q', ownerKeyDigest: KEY, sessionId: 's-other' }),
     ).rejects.toBeInstanceOf(UnknownSession);
     expect(kit.runs.started).toHaveLength(0);
-    expect(events).toHaveLength(0);
+  });
+
+  it('metadata goes out before the run row is written; a start not recorded is RUN_NOT_RECORDED', async () => {
+    const kit = chatKit({ 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] });
+    const { stream, events } = recordingStream();
+    let heardAtStart: string[] = [];
+    const startRun = kit.runs.startRun.bind(kit.runs);
+    kit.runs.startRun = (run) => {
+      heardAtStart = events.map((event) => event.event);
+      kit.runs.startFails = true;
+      return startRun(run);
+    };
+    await kit.useCase.handle(
+      await kit.useCase.open({ query: 'hi', ownerKeyDigest: KEY }),
+      stream,
+      new AbortController().signal,
+    );
+    expect(heardAtStart).toEqual(['metadata']);
+    expect(terminalOf(events)).toEqual(['metadata', 'failure:RUN_NOT_RECORDED', 'done:FAILED']);
+    expect(kit.journal.finished).toBeNull();
   });
 });

@@ -15,6 +15,8 @@ export class ChatEnv {
   @IsInt() @Min(1) @Max(3600) CHAT_RETRY_AFTER_SECONDS: number = 5;
   /** SSE comment lines that keep proxies from closing an idle stream. */
   @IsInt() @Min(1000) @Max(120_000) CHAT_HEARTBEAT_MS: number = 15_000;
+  /** How often a queued stream checks its place; a `queued` event follows only when the count ahead changed. */
+  @IsInt() @Min(100) @Max(60_000) CHAT_QUEUE_STATUS_MS: number = 1000;
 }
 
 export const chatConfig = registerAs('chat', () => {
@@ -31,6 +33,7 @@ export const chatConfig = registerAs('chat', () => {
     maxQueuedPerKey,
     retryAfterSeconds: env.CHAT_RETRY_AFTER_SECONDS,
     heartbeatMs: env.CHAT_HEARTBEAT_MS,
+    queueStatusMs: env.CHAT_QUEUE_STATUS_MS,
   };
 });
 export type ChatConfig = ConfigType<typeof chatConfig>;
