@@ -6,8 +6,9 @@ const part = encodeURIComponent;
 export const paths = {
   sessions: (limit: number, cursor: string | null) =>
     `/api/diagnosis/sessions?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
-  trace: (sessionId: string, runId?: string) =>
-    `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
+  trace: (sessionId: string, runId: string) => `/api/diagnosis/${part(sessionId)}/trace?runId=${part(runId)}`,
+  sessionRuns: (sessionId: string, limit: number, cursor: string | null) =>
+    `/api/diagnosis/${part(sessionId)}/trace?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>
     `/api/diagnosis/${part(sessionId)}/trace/reasoning?runId=${part(runId)}`,
   documentsByStatus: (status: DocumentStatus) => `/api/documents/status/${status}`,

@@ -2,8 +2,8 @@ import { BadRequestException, Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
-import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
-import { SessionListDto, SessionPageQueryDto } from './sessions.dto';
+import { BAD_CURSOR, decodeSessionCursor, encodeSessionCursor } from './page-cursor';
+import { CursorPageQueryDto, SessionListDto } from './sessions.dto';
 
 /** The calling key's own sessions, so a client can pick one instead of pasting its id. */
 @ApiTags('trace')
@@ -18,11 +18,10 @@ export class SessionsController {
   })
   @ApiOkResponse({ type: SessionListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or cursor' })
-  async list(@Query() query: SessionPageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
+  async list(@Query() query: CursorPageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
     const limit = query.limit ?? 20;
     const after = query.cursor === undefined ? null : decodeSessionCursor(query.cursor);
-    if (query.cursor !== undefined && after === null)
-      throw new BadRequestException('cursor is not one this endpoint issued: pass a next_cursor unchanged');
+    if (query.cursor !== undefined && after === null) throw new BadRequestException(BAD_CURSOR);
     const { sessions, next } = await this.runs.listOwnedSessions(caller.keyDigest, limit, after);
     return {
       sessions: sessions.map((session) => ({
