@@ -161,6 +161,12 @@ export class ChatController {
     }
     try {
       await this.useCase.handle(opened, stream, client.signal);
+    } catch (error) {
+      // The use case ends every run it started itself; reaching here is a defect. The stream is cut
+      // without `done`, which the client reports as an unfinished run.
+      this.logger.error(
+        `chat stream ended by an unexpected ${error instanceof Error ? error.name : 'error'}`,
+      );
     } finally {
       clearInterval(heartbeat);
       admission.release();
