@@ -20,13 +20,13 @@ export interface BurstSample {
   error: string | null;
   /** Name of the first SSE event, or null. */
   firstEvent: string | null;
-  /** Time from sending the request to the first SSE event (ms); NaN without one. */
-  firstEventMs: number;
-  /** Time to the `metadata` event (ms); NaN without one. */
-  metadataMs: number;
+  /** Time from sending the request to the first SSE event (ms); null without one. */
+  firstEventMs: number | null;
+  /** Time to the `metadata` event (ms); null without one. */
+  metadataMs: number | null;
   /** `queued` events the stream carried. */
   queuedEvents: number;
-  /** The `done` outcome, or NO_DONE / HTTP_<status> / ERROR. */
+  /** The `done` outcome (FAILED:<failure code>), or NO_DONE / HTTP_<status> / ERROR. */
   outcome: string;
   runId: string;
   totalMs: number;
@@ -45,8 +45,8 @@ async function oneStream(config: BurstConfig, firstSeen: () => void): Promise<Bu
     status: 0,
     error: null,
     firstEvent: null,
-    firstEventMs: NaN,
-    metadataMs: NaN,
+    firstEventMs: null,
+    metadataMs: null,
     queuedEvents: 0,
     outcome: 'ERROR',
     runId: '',
@@ -83,13 +83,15 @@ async function oneStream(config: BurstConfig, firstSeen: () => void): Promise<Bu
           seen();
         }
       }
-      if (Number.isNaN(sample.metadataMs) && text.includes('event: metadata')) {
+      if (sample.metadataMs === null && text.includes('event: metadata')) {
         sample.metadataMs = performance.now() - t0;
       }
     }
     sample.queuedEvents = text.split('event: queued\n').length - 1;
     sample.runId = /"run_id":"([^"]+)"/.exec(text)?.[1] ?? '';
     sample.outcome = /event: done\ndata: \{"outcome":"([A-Z]+)"/.exec(text)?.[1] ?? 'NO_DONE';
+    const failure = /event: failure\ndata: \{"code":"([A-Z_]+)"/.exec(text)?.[1];
+    if (failure) sample.outcome = `${sample.outcome}:${failure}`;
   } catch (error) {
     sample.error = errorCode(error);
     sample.outcome = 'ERROR';

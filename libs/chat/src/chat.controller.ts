@@ -52,7 +52,7 @@ export class ChatController {
       'Named server-sent events in this order: queued* {ahead} (only while every chat slot is busy; again ' +
       'whenever ahead changes) → metadata {session_id, run_id} (before any slow work) → status* {code, message} → ' +
       'content {content_type, payload} | failure {code, message} → done {outcome}; heartbeat comments between. ' +
-      'failure RUN_NOT_RECORDED: the run could not be recorded and did not start (its run_id has no trace)',
+      'failure RUN_NOT_RECORDED: the run could not be recorded in time and did not start (no trace, or one closed ABANDONED)',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ApiResponse({

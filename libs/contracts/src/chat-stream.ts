@@ -36,7 +36,7 @@ export const FAILURE_CODES = [
   'BUDGET_EXHAUSTED',
   'RUN_TIMEOUT',
   'KNOWLEDGE_UNAVAILABLE',
-  // MySQL did not record the run's start in time: the run never began (its run_id has no trace).
+  // MySQL did not record the run's start in time: the run never began (a late row is closed ABANDONED).
   'RUN_NOT_RECORDED',
   'INTERNAL_ERROR',
 ] as const;
