@@ -214,6 +214,8 @@ const PROVIDER_FAILURE: Record<FailureCode, boolean> = {
   BUDGET_EXHAUSTED: false,
   RUN_TIMEOUT: true,
   KNOWLEDGE_UNAVAILABLE: false,
+  // The service's database did not record the run's start: no answer to judge.
+  RUN_NOT_RECORDED: true,
   INTERNAL_ERROR: false,
 };
 

@@ -203,6 +203,8 @@ describe('every response matches the schema the served OpenAPI document declares
     ['an invalid limit', '/api/diagnosis/sessions?limit=0', {}, 400],
     ['a cursor it did not issue', '/api/diagnosis/sessions?cursor=nope', {}, 400],
     ['an unknown query parameter', '/api/diagnosis/sessions?offset=3', {}, 400],
+    ['a run-list cursor it did not issue', '/api/diagnosis/SESSION/trace?cursor=nope', {}, 400],
+    ['a run-list offset', '/api/diagnosis/SESSION/trace?offset=1', {}, 400],
     ['an API key in the URL', '/api/documents/status/INDEXED?api_key=x', {}, 400],
     ['an unknown session', '/api/diagnosis/no-such-session/trace', {}, 404],
     ['an unknown run', '/api/diagnosis/SESSION/trace?runId=no-such-run', {}, 404],

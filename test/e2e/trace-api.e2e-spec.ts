@@ -102,7 +102,7 @@ describe('trace and reasoning-audit APIs', () => {
       session: { session_id: sessionId },
       runs: [expect.objectContaining({ run_id: runId })],
       limit: 5,
-      offset: 0,
+      next_cursor: null,
     });
     expect((await get(`/api/diagnosis/${sessionId}/trace?limit=0`, OWNER)).status).toBe(400);
   });

@@ -48,6 +48,11 @@ export class TcpProxy {
     else if (!to.destroyed) to.write(chunk);
   }
 
+  /** Chunks held back since the last thaw: how many writes a frozen client has made (e.g. a retry). */
+  get heldChunks(): number {
+    return this.held.length;
+  }
+
   /** Stops forwarding in both directions; open and new connections hang. */
   freeze(): void {
     this.frozen = true;

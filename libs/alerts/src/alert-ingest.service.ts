@@ -154,7 +154,9 @@ export class AlertIngestService implements BeforeApplicationShutdown {
     const signal = release ? new AbortController().signal : AbortSignal.abort();
     try {
       // No client: nothing reads the events; the completion goes to RunCompletions' listeners.
-      await this.useCase.runStarted(run, new ChatEventStream(() => undefined), signal);
+      const stream = new ChatEventStream(() => undefined);
+      stream.metadata(run.sessionId, run.runId);
+      await this.useCase.runStarted(run, stream, signal);
     } catch (error) {
       // runStarted stores a terminal state for every error of the run; this is the store failing around it.
       this.logger.error(`alert investigation ${run.runId} ended abnormally: ${describeDatabaseError(error)}`);

@@ -30,12 +30,12 @@ async function chat(
   options.prepare?.(kit);
   const { stream, events } = recordingStream();
   await kit.useCase.handle(
-    {
+    await kit.useCase.open({
       query: 'order-123 payment times out',
       ownerKeyDigest: KEY,
       sessionId: options.sessionId,
       notify: options.notify,
-    },
+    }),
     stream,
     options.clientSignal ?? new AbortController().signal,
   );
@@ -230,7 +230,11 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
       heardBeforeStored = events.some((event) => event.event === 'content');
       return finish(...args);
     };
-    await kit.useCase.handle({ query: 'hi', ownerKeyDigest: KEY }, stream, new AbortController().signal);
+    await kit.useCase.handle(
+      await kit.useCase.open({ query: 'hi', ownerKeyDigest: KEY }),
+      stream,
+      new AbortController().signal,
+    );
     expect(heardBeforeStored).toBe(false);
     expect(terminalOf(events)).toEqual(['metadata', 'content:SYSTEM_ANSWER', 'done:SUCCESS']);
   });
@@ -351,16 +355,30 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
   it('a session of another key is UnknownSession, before any run or event', async () => {
     const kit = chatKit({});
     kit.runs.owners.set('s-other', 'b'.repeat(64));
-    const { stream, events } = recordingStream();
     await expect(
-      kit.useCase.handle(
-        { query: 'q', ownerKeyDigest: KEY, sessionId: 's-other' },
-        stream,
-        new AbortController().signal,
-      ),
+      kit.useCase.open({ query: 'q', ownerKeyDigest: KEY, sessionId: 's-other' }),
     ).rejects.toBeInstanceOf(UnknownSession);
     expect(kit.runs.started).toHaveLength(0);
-    expect(events).toHaveLength(0);
+  });
+
+  it('metadata goes out before the run row is written; a start not recorded is RUN_NOT_RECORDED', async () => {
+    const kit = chatKit({ 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] });
+    const { stream, events } = recordingStream();
+    let heardAtStart: string[] = [];
+    const startRun = kit.runs.startRun.bind(kit.runs);
+    kit.runs.startRun = (run) => {
+      heardAtStart = events.map((event) => event.event);
+      kit.runs.startFails = true;
+      return startRun(run);
+    };
+    await kit.useCase.handle(
+      await kit.useCase.open({ query: 'hi', ownerKeyDigest: KEY }),
+      stream,
+      new AbortController().signal,
+    );
+    expect(heardAtStart).toEqual(['metadata']);
+    expect(terminalOf(events)).toEqual(['metadata', 'failure:RUN_NOT_RECORDED', 'done:FAILED']);
+    expect(kit.journal.finished).toBeNull();
   });
 });
 
@@ -378,6 +396,8 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
     const heard: unknown[] = [];
     kit.completions.register({ runCompleted: (run) => void heard.push(run) });
     const { stream } = recordingStream();
+    // The caller sends the metadata (a chat's before its run row exists), as AlertIngestService does.
+    stream.metadata('alert-session', 'alert-run');
     await kit.useCase.runStarted(
       {
         sessionId: 'alert-session',
@@ -418,7 +438,11 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
     });
     kit.completions.register({ runCompleted: (run) => void heard.push(run) });
     const { stream, events } = recordingStream();
-    await kit.useCase.handle({ query: 'hi', ownerKeyDigest: KEY }, stream, new AbortController().signal);
+    await kit.useCase.handle(
+      await kit.useCase.open({ query: 'hi', ownerKeyDigest: KEY }),
+      stream,
+      new AbortController().signal,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(terminalOf(events)).toEqual(['metadata', 'failure:INTERNAL_ERROR', 'done:FAILED']);
     expect(heard).toEqual([

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { FailureCode, Intent } from '@app/contracts';
 import {
@@ -66,6 +66,15 @@ export interface StartedRun {
   notify?: readonly string[];
 }
 
+/** A request whose session is known to be the caller's (or new): ready to queue and stream. */
+export interface OpenedChat {
+  sessionId: string;
+  continued: boolean;
+  query: string;
+  ownerKeyDigest: string;
+  notify?: readonly string[];
+}
+
 /** The session_id was never issued, or belongs to another key; thrown before the run or any event exists. */
 export class UnknownSession extends Error {
   override readonly name = 'UnknownSession';
@@ -117,6 +126,8 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   RUN_TIMEOUT: '本次请求处理超时，请稍后重试 / The request took too long; please try again later.',
   KNOWLEDGE_UNAVAILABLE:
     '知识库暂时无法检索，请稍后重试 / The knowledge base could not be searched; please try again later.',
+  RUN_NOT_RECORDED:
+    '服务暂时无法记录本次请求，未开始处理，请稍后重试 / The service could not record this run, so it did not start; please try again later.',
   INTERNAL_ERROR: '处理请求时出现内部错误 / An internal error occurred.',
 };
 
@@ -138,6 +149,8 @@ export const SYSTEM_CHAT_CAPABILITIES =
  */
 @Injectable()
 export class ChatApplicationUseCase {
+  private readonly logger = new Logger(ChatApplicationUseCase.name);
+
   constructor(
     private readonly runs: RunRepository,
     private readonly contexts: RunContextFactory,
@@ -159,30 +172,60 @@ export class ChatApplicationUseCase {
     return this.notifier.unknownTargets(names);
   }
 
-  async handle(request: ChatRequest, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
+  /**
+   * What must be known before the request may queue or stream: a continued session exists and belongs to
+   * the calling key (one indexed read; a new session needs none). Throws UnknownSession, or the database
+   * error when MySQL cannot answer.
+   */
+  async open(request: ChatRequest): Promise<OpenedChat> {
     if (request.sessionId && !(await this.runs.findOwnedSession(request.sessionId, request.ownerKeyDigest))) {
       throw new UnknownSession();
     }
-    const sessionId = request.sessionId ?? randomUUID();
-    // A session this request creates has no earlier runs: no previous-turn lookups for it.
-    const continued = request.sessionId !== undefined;
-    const runId = randomUUID();
-    await this.runs.startRun({
-      sessionId,
-      runId,
+    return {
+      sessionId: request.sessionId ?? randomUUID(),
+      // A session this request creates has no earlier runs: no previous-turn lookups for it.
+      continued: request.sessionId !== undefined,
       query: request.query,
       ownerKeyDigest: request.ownerKeyDigest,
-    });
+      notify: request.notify,
+    };
+  }
+
+  /**
+   * Runs an admitted request. `metadata` is the first thing it does: the client hears its run id before
+   * any slow work (the run's row, routing, model calls), so the first event does not wait for MySQL
+   * under load. A start the journal cannot record ends the stream with RUN_NOT_RECORDED.
+   */
+  async handle(chat: OpenedChat, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
+    const { sessionId, continued } = chat;
+    const runId = randomUUID();
+    stream.metadata(sessionId, runId);
+    try {
+      await this.runs.startRun({
+        sessionId,
+        runId,
+        query: chat.query,
+        ownerKeyDigest: chat.ownerKeyDigest,
+      });
+    } catch (error) {
+      // The run does not exist: no terminal state to store, and its run_id has no trace.
+      this.logger.error(
+        `run ${runId} of session ${sessionId} not started: its start was not recorded (RUN_NOT_RECORDED): ${describeDatabaseError(error)}`,
+      );
+      stream.failure('RUN_NOT_RECORDED', FAILURE_MESSAGES.RUN_NOT_RECORDED);
+      return;
+    }
     await this.runStarted(
-      { sessionId, runId, query: request.query, continued, notify: request.notify },
+      { sessionId, runId, query: chat.query, continued, notify: chat.notify },
       stream,
       clientSignal,
     );
   }
 
   /**
-   * Executes a run whose rows exist: exactly one terminal state stored (or handed to the lease heartbeat),
-   * the stream's events in order, then the run's completion to the RunCompletions listeners.
+   * Executes a run whose rows exist and whose stream has had its metadata: exactly one terminal state
+   * stored (or handed to the lease heartbeat), the stream's events in order, then the run's completion to
+   * the RunCompletions listeners.
    */
   async runStarted(run: StartedRun, stream: ChatEventStream, parentSignal: AbortSignal): Promise<void> {
     const { sessionId, runId } = run;
@@ -192,7 +235,6 @@ export class ChatApplicationUseCase {
       const started = Date.now();
       let ending: Ending;
       try {
-        stream.metadata(sessionId, runId);
         ctx.journal.event('RUN', 'RUN_STARTED', { query_chars: run.query.length });
         ending = await this.execute(ctx, run, stream);
       } catch (error) {

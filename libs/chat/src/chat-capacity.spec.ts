@@ -1,4 +1,4 @@
-import { Admission, ChatCapacity } from './chat-capacity';
+import { Admission, ChatCapacity, QueueTicket } from './chat-capacity';
 
 const signal = () => new AbortController().signal;
 const release = (admission: Admission) => {
@@ -61,6 +61,34 @@ describe('ChatCapacity', () => {
     release(greedy[1])();
     for (const queued of greedyQueued) release(await queued)();
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('tells a queued request its place at once, and the place moves up as earlier waiters leave', async () => {
+    const capacity = new ChatCapacity(1, 4);
+    const running = await capacity.acquire('a', signal());
+    const tickets: QueueTicket[] = [];
+    const first = new AbortController();
+    const firstWaiting = capacity.acquire('b', first.signal, (ticket) => tickets.push(ticket));
+    const second = capacity.acquire('c', signal(), (ticket) => tickets.push(ticket));
+    expect(tickets.map((ticket) => ticket.ahead())).toEqual([0, 1]);
+    first.abort();
+    await firstWaiting;
+    expect(tickets.map((ticket) => ticket.ahead())).toEqual([-1, 0]);
+    release(running)();
+    release(await second)();
+    expect(tickets[1].ahead()).toBe(-1);
+  });
+
+  it('does not call onQueued for a request admitted or refused at once', async () => {
+    const capacity = new ChatCapacity(1, 0);
+    const onQueued = jest.fn();
+    const admitted = await capacity.acquire('a', signal(), onQueued);
+    expect(await capacity.acquire('b', signal(), onQueued)).toEqual({
+      granted: false,
+      reason: 'AT_CAPACITY',
+    });
+    expect(onQueued).not.toHaveBeenCalled();
+    release(admitted)();
   });
 });
 

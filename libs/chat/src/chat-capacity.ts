@@ -6,6 +6,12 @@ export type Admission =
   /** AT_CAPACITY: every slot and queue place is taken; KEY_SHARE_FULL: this key holds its share of the queue. */
   | { granted: false; reason: CapacityRejection };
 
+/** A request's place in the queue, while it waits. */
+export interface QueueTicket {
+  /** Requests queued before this one that still wait; -1 once it has left the queue. */
+  ahead(): number;
+}
+
 interface Waiter {
   key: string;
   grant: () => void;
@@ -90,8 +96,11 @@ export class ChatCapacity {
     };
   }
 
-  /** Resolves with a release function once a slot is free, or a refusal at once. */
-  acquire(key: string, signal: AbortSignal): Promise<Admission> {
+  /**
+   * Resolves with a release function once a slot is free, or a refusal at once. `onQueued` is called
+   * synchronously when the request has to wait, with its place in the queue.
+   */
+  acquire(key: string, signal: AbortSignal, onQueued?: (ticket: QueueTicket) => void): Promise<Admission> {
     if (this.inFlight < this.maxInFlight) return Promise.resolve(this.admit(key));
     if (this.waiting.length >= this.maxQueue)
       return Promise.resolve({ granted: false, reason: 'AT_CAPACITY' });
@@ -113,6 +122,7 @@ export class ChatCapacity {
       };
       this.waiting.push(waiter);
       signal.addEventListener('abort', leave, { once: true });
+      onQueued?.({ ahead: () => this.waiting.indexOf(waiter) });
     });
   }
 

@@ -23,6 +23,8 @@ export class ChatEnv {
   @IsOptional() @IsInt() @Min(1) @Max(10_000) ALERT_MAX_IN_FLIGHT?: number;
   /** Alert-started runs waiting for a slot of their share; beyond this a notification is answered 503. */
   @IsInt() @Min(0) @Max(10_000) ALERT_MAX_QUEUE: number = 20;
+  /** How often a queued stream checks its place; a `queued` event follows only when the count ahead changed. */
+  @IsInt() @Min(100) @Max(60_000) CHAT_QUEUE_STATUS_MS: number = 1000;
 }
 
 /** The chat capacity settings from `source` (the process environment by default), relations checked. */
@@ -47,6 +49,7 @@ export function loadChatConfig(source: Record<string, string | undefined> = proc
     maxQueuedPerKey,
     retryAfterSeconds: env.CHAT_RETRY_AFTER_SECONDS,
     heartbeatMs: env.CHAT_HEARTBEAT_MS,
+    queueStatusMs: env.CHAT_QUEUE_STATUS_MS,
   };
 }
 

@@ -69,6 +69,7 @@ const CONFIG = {
   retryAfterSeconds: 7,
   heartbeatMs: 60_000,
   alertShare: { maxInFlight: 0, maxQueue: 0 },
+  queueStatusMs: 20,
 };
 const CALLER = { keyDigest: 'a'.repeat(64), scopes: ['chat'] };
 
@@ -84,6 +85,15 @@ async function post(
 ) {
   await controller.chat(body as never, CALLER as never, res as unknown as Response);
   return res;
+}
+
+/** Waits for a condition on the event loop (no fixed sleep decides an outcome). */
+async function until(condition: () => boolean, deadlineMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > deadlineMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 describe('ChatController', () => {
@@ -129,15 +139,73 @@ describe('ChatController', () => {
     expect(res.body).toBe('');
   });
 
-  it('a run that cannot start (database down) is a 503 with Retry-After, no stream', async () => {
+  it('a session that cannot be checked (database down) is a 503 with Retry-After, no stream', async () => {
     const { controller, kit, capacity } = controllerFor({});
-    kit.runs.startFails = true;
-    const res = await post(controller, { query: 'q' });
+    kit.runs.findOwnedSession = () => Promise.reject(new Error('database down'));
+    const res = await post(controller, { query: 'q', session_id: 's-1' });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('7');
     expect(res.jsonBody).toMatchObject({ message: 'The service cannot start a run right now; retry later.' });
     expect(JSON.stringify(res.jsonBody)).not.toContain('database down');
+    expect(res.body).toBe('');
     expect(capacity.load.inFlight).toBe(0);
+  });
+
+  it('a run whose start cannot be recorded (database down) still hears metadata first, then RUN_NOT_RECORDED', async () => {
+    const { controller, kit, capacity } = controllerFor({});
+    kit.runs.startFails = true;
+    const res = await post(controller, { query: 'q' });
+    expect(res.statusCode).toBe(200);
+    expect(res.events.map((event) => [event.event, event.data.code])).toEqual([
+      ['metadata', undefined],
+      ['failure', 'RUN_NOT_RECORDED'],
+      ['done', undefined],
+    ]);
+    expect(res.body).not.toContain('database down');
+    expect(kit.runs.started).toHaveLength(0);
+    expect(capacity.load.inFlight).toBe(0);
+  });
+
+  it('a queued request hears queued at once and again when its place changes, then the normal stream', async () => {
+    const capacity = new ChatCapacity(1, 4);
+    const hold = await capacity.acquire('b'.repeat(64), new AbortController().signal);
+    const earlier = new AbortController();
+    const waiting = capacity.acquire('c'.repeat(64), earlier.signal);
+    const { controller } = controllerFor(
+      { 'intent-router': [{ content: 'SYSTEM_CHAT' }], 'system-chat': [{ content: 'hi' }] },
+      capacity,
+    );
+    const res = new FakeResponse();
+    const done = post(controller, { query: 'hello' }, res);
+    await until(() => res.events.length === 1);
+    expect(res.statusCode).toBe(200);
+    expect(res.events).toEqual([{ event: 'queued', data: { ahead: 1 } }]);
+    earlier.abort();
+    await waiting;
+    await until(() => res.events.length === 2);
+    expect(res.events[1]).toEqual({ event: 'queued', data: { ahead: 0 } });
+    if (hold.granted) hold.release();
+    await done;
+    const names = res.events.map((event) => event.event);
+    expect(names.slice(0, 3)).toEqual(['queued', 'queued', 'metadata']);
+    expect(names.slice(-2)).toEqual(['content', 'done']);
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
+  it('a queued client that leaves gives its place up and hears nothing more', async () => {
+    const capacity = new ChatCapacity(1, 4);
+    const hold = await capacity.acquire('b'.repeat(64), new AbortController().signal);
+    const { controller, kit } = controllerFor({}, capacity);
+    const res = new FakeResponse();
+    const done = post(controller, { query: 'hello' }, res);
+    await until(() => res.events.length === 1);
+    res.emit('close');
+    await done;
+    expect(res.events.map((event) => event.event)).toEqual(['queued']);
+    expect(res.writableEnded).toBe(true);
+    expect(capacity.load.queued).toBe(0);
+    expect(kit.runs.started).toHaveLength(0);
+    if (hold.granted) hold.release();
   });
 
   it('at capacity: 503 with Retry-After, and the run is never started', async () => {

@@ -11,3 +11,4 @@ export type { BackgroundTicket } from './chat-capacity';
 export { RunCompletions } from './run-completions';
 export type { RunAlert, RunCompleted, RunCompletionListener } from './run-completions';
 export { ChatEventStream } from './sse/chat-events';
+export type { ChatConfig } from './chat.config';

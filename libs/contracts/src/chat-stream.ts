@@ -36,6 +36,8 @@ export const FAILURE_CODES = [
   'BUDGET_EXHAUSTED',
   'RUN_TIMEOUT',
   'KNOWLEDGE_UNAVAILABLE',
+  // MySQL did not record the run's start in time: the run never began (a late row is closed ABANDONED).
+  'RUN_NOT_RECORDED',
   'INTERNAL_ERROR',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -55,10 +57,32 @@ export type ChatContent = {
   [Type in ContentType]: { content_type: Type; payload: ContentPayloads[Type] };
 }[ContentType];
 
-/** One event of `POST /api/chat`: metadata, status*, content xor failure, done. */
+/**
+ * One event of `POST /api/chat`: queued* (only while every slot is busy), metadata, status*, content xor
+ * failure, done.
+ */
 export type ChatEvent =
+  /**
+   * The request waits for a chat slot: `ahead` requests that arrived earlier still wait too (a freed slot
+   * goes to the key with the fewest runs in flight first, so another key's later request may overtake).
+   * Sent at once when the request queues, then again whenever `ahead` changes.
+   */
+  | { event: 'queued'; data: { ahead: number } }
   | { event: 'metadata'; data: { session_id: string; run_id: string } }
   | { event: 'status'; data: { code: StatusCode; message: string } }
   | { event: 'content'; data: ChatContent }
   | { event: 'failure'; data: { code: FailureCode; message: string } }
   | { event: 'done'; data: { outcome: DoneOutcome } };
+
+/** Every event name, in stream order; a name added to ChatEvent without one here fails to compile. */
+export const CHAT_EVENT_NAMES = [
+  'queued',
+  'metadata',
+  'status',
+  'content',
+  'failure',
+  'done',
+] as const satisfies readonly ChatEvent['event'][];
+type MissingEventName = Exclude<ChatEvent['event'], (typeof CHAT_EVENT_NAMES)[number]>;
+/** Compiles only while CHAT_EVENT_NAMES names every event of ChatEvent. */
+export const CHAT_EVENT_NAMES_COMPLETE: MissingEventName extends never ? true : never = true;

@@ -35,6 +35,7 @@ export const FAILURE_LABELS: Record<FailureCode, string> = {
   BUDGET_EXHAUSTED: 'The run used up its budget',
   RUN_TIMEOUT: 'The run reached its time limit',
   KNOWLEDGE_UNAVAILABLE: 'The knowledge base could not be searched',
+  RUN_NOT_RECORDED: 'The run could not be recorded and did not start',
   INTERNAL_ERROR: 'The service failed',
 };
 

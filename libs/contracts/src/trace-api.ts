@@ -100,12 +100,13 @@ export interface SessionList {
   next_cursor: string | null;
 }
 
-/** Without runId: the session's runs, newest first. */
+/** Without runId: the session's runs, newest first, one keyset page. */
 export interface SessionRuns {
   session: SessionView;
   runs: RunSummary[];
   limit: number;
-  offset: number;
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next_cursor: string | null;
 }
 
 export type ScalarMap = Record<string, string | number | boolean>;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigType, registerAs } from '@nestjs/config';
-import { IsBoolean, IsIn, IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { EnvBoolean, EnvSection, validateEnv } from '@app/config';
 import { IsTrustProxy, parseTrustProxy, TrustProxy } from './trust-proxy';
 
@@ -8,6 +8,12 @@ import { IsTrustProxy, parseTrustProxy, TrustProxy } from './trust-proxy';
 export class AppEnv {
   @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
   @IsString() @MinLength(1) HOST: string = '0.0.0.0';
+  /**
+   * Connections the kernel queues before the service accepts them. Unset: derived from the chat admission
+   * capacity (docs/operations-capacity.md); set, at least CHAT_MAX_IN_FLIGHT + CHAT_MAX_QUEUE. The kernel
+   * caps it at net.core.somaxconn (start-up warns when that is lower).
+   */
+  @IsOptional() @IsInt() @Min(1) @Max(65535) HTTP_LISTEN_BACKLOG?: number;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
   /** Demo mode: offline, stub LLM, seeded data. Relaxes nothing security-relevant unless a lib says so. */
   @EnvBoolean() @IsBoolean() DEMO_MODE: boolean = false;
@@ -25,6 +31,7 @@ export const appConfig = registerAs('app', () => {
   return {
     port: env.PORT,
     host: env.HOST,
+    listenBacklog: env.HTTP_LISTEN_BACKLOG,
     logLevel: env.LOG_LEVEL,
     demoMode: env.DEMO_MODE,
     throttle: { ttl: env.THROTTLE_TTL_MS, limit: env.THROTTLE_LIMIT },

@@ -4,6 +4,7 @@ import { ConfigValidationError } from '@app/config';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
 import { lookupKnowledgeConfig, queryLogsConfig, queryMysqlConfig, toolsConfig } from '@app/tools';
 import { databaseConfig, traceConfig } from '@app/trace';
+import { listenBacklog } from '../http/listen-backlog';
 import { appConfig } from './app.config';
 
 /** Every config slice of every lib. Each lib registers its own; this list only lets start-up check them all first. */
@@ -37,4 +38,5 @@ export function validateConfiguration(): void {
       'RUN_ABANDON_AFTER_MINUTES must exceed HARNESS_RUN_TIMEOUT_MS + HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS',
     ]);
   }
+  listenBacklog(chatConfig(), appConfig().listenBacklog);
 }

@@ -7,6 +7,7 @@ describe('decodeChatEvent', () => {
       '{"session_id":"s","run_id":"r"}',
       { event: 'metadata', data: { session_id: 's', run_id: 'r' } },
     ],
+    ['queued', '{"ahead":4}', { event: 'queued', data: { ahead: 4 } }],
     ['done', '{"outcome":"FALLBACK"}', { event: 'done', data: { outcome: 'FALLBACK' } }],
     ['message', '{"a":1}', null],
     ['status', 'not json', null],

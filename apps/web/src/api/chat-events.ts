@@ -1,7 +1,7 @@
-import type { ChatEvent } from '@app/contracts';
+import { CHAT_EVENT_NAMES, type ChatEvent } from '@app/contracts';
 import type { SseFrame } from './sse-parser';
 
-const EVENT_NAMES: ReadonlySet<string> = new Set(['metadata', 'status', 'content', 'failure', 'done']);
+const EVENT_NAMES: ReadonlySet<string> = new Set(CHAT_EVENT_NAMES);
 
 /** A chat stream frame as a typed event; frames of other names or with unreadable data are dropped. */
 export function decodeChatEvent(frame: SseFrame): ChatEvent | null {

@@ -8,6 +8,8 @@ export const paths = {
     `/api/diagnosis/sessions?limit=${limit}${scope === 'alert' ? '&scope=alert' : ''}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   trace: (sessionId: string, runId?: string) =>
     `/api/diagnosis/${part(sessionId)}/trace${runId ? `?runId=${part(runId)}` : ''}`,
+  sessionRuns: (sessionId: string, limit: number, cursor: string | null) =>
+    `/api/diagnosis/${part(sessionId)}/trace?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>
     `/api/diagnosis/${part(sessionId)}/trace/reasoning?runId=${part(runId)}`,
   documentsByStatus: (status: DocumentStatus) => `/api/documents/status/${status}`,

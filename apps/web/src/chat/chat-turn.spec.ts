@@ -17,6 +17,16 @@ const metadata: ChatEvent = { event: 'metadata', data: { session_id: 's1', run_i
 const routing: ChatEvent = { event: 'status', data: { code: 'ROUTING', message: 'routing' } };
 
 describe('chat turn', () => {
+  it('is QUEUED with its place while the service holds it, then streams from metadata', () => {
+    const queued = fold([
+      { event: 'queued', data: { ahead: 3 } },
+      { event: 'queued', data: { ahead: 1 } },
+    ]);
+    expect(queued).toMatchObject({ phase: 'QUEUED', queuedAhead: 1, runId: null });
+    const running = fold([metadata, routing], queued);
+    expect(running).toMatchObject({ phase: 'STREAMING', queuedAhead: null, runId: 'r1' });
+  });
+
   it('records ids, progress with elapsed time, content and outcome of a complete stream', () => {
     const turn = fold([
       metadata,

@@ -2,10 +2,11 @@ import type { ChatContent, ChatEvent, DoneOutcome, FailureCode, StatusCode } fro
 import { revealHiddenIn } from '../visible-text';
 
 /**
- * SENDING until the stream opens, STREAMING until `done`; then COMPLETE. STOPPED when the user
+ * SENDING until the stream opens, QUEUED while the service holds it for a free slot, STREAMING until
+ * `done`; then COMPLETE. STOPPED when the user
  * aborted it, ERROR when the request was refused or the stream broke off before `done`.
  */
-export type TurnPhase = 'SENDING' | 'STREAMING' | 'COMPLETE' | 'STOPPED' | 'ERROR';
+export type TurnPhase = 'SENDING' | 'QUEUED' | 'STREAMING' | 'COMPLETE' | 'STOPPED' | 'ERROR';
 
 export interface ProgressStep {
   code: StatusCode;
@@ -21,6 +22,8 @@ export interface ChatTurn {
   startedAt: number;
   sessionId: string | null;
   runId: string | null;
+  /** While QUEUED: requests that arrived earlier and still wait. */
+  queuedAhead: number | null;
   progress: ProgressStep[];
   content: ChatContent | null;
   failure: { code: FailureCode; message: string } | null;
@@ -37,6 +40,7 @@ export function startTurn(id: string, query: string, now: number): ChatTurn {
     startedAt: now,
     sessionId: null,
     runId: null,
+    queuedAhead: null,
     progress: [],
     content: null,
     failure: null,
@@ -47,15 +51,23 @@ export function startTurn(id: string, query: string, now: number): ChatTurn {
 }
 
 export function isTurnOpen(turn: ChatTurn): boolean {
-  return turn.phase === 'SENDING' || turn.phase === 'STREAMING';
+  return turn.phase === 'SENDING' || turn.phase === 'QUEUED' || turn.phase === 'STREAMING';
 }
 
 /** Folds one stream event into the turn; events after the turn has ended change nothing. */
 export function applyChatEvent(turn: ChatTurn, event: ChatEvent, now: number): ChatTurn {
   if (!isTurnOpen(turn)) return turn;
   switch (event.event) {
+    case 'queued':
+      return { ...turn, phase: 'QUEUED', queuedAhead: event.data.ahead };
     case 'metadata':
-      return { ...turn, phase: 'STREAMING', sessionId: event.data.session_id, runId: event.data.run_id };
+      return {
+        ...turn,
+        phase: 'STREAMING',
+        queuedAhead: null,
+        sessionId: event.data.session_id,
+        runId: event.data.run_id,
+      };
     case 'status':
       return {
         ...turn,

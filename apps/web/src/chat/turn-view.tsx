@@ -27,6 +27,12 @@ function Answer({ turn }: { turn: ChatTurn }) {
   }
 }
 
+/** The service is busy: the request waits for a free slot and starts on its own. */
+export function queuedText(ahead: number): string {
+  const waiting = ahead === 0 ? 'next in line' : `${ahead} ${ahead === 1 ? 'request' : 'requests'} ahead`;
+  return `Waiting for a free slot (${waiting}); it starts on its own.`;
+}
+
 export const turnElementId = (turnId: string) => `turn-${turnId}`;
 
 /** One question with its live progress, then its answer, failure or the reason it did not finish. */
@@ -40,6 +46,11 @@ export function TurnView({ turn }: { turn: ChatTurn }) {
       </p>
       <div class="reply">
         {turn.phase === 'SENDING' && <p class="hint">Sending…</p>}
+        {turn.phase === 'QUEUED' && (
+          <p class="hint queued" role="status">
+            {queuedText(turn.queuedAhead ?? 0)}
+          </p>
+        )}
         <ProgressTimeline steps={turn.progress} running={running} />
         <Answer turn={turn} />
         {turn.failure && (

@@ -37,6 +37,19 @@ describe('ChatEventStream', () => {
     expect(() => s.metadata('s', 'r')).toThrow('metadata is not allowed after OPEN');
   });
 
+  it('sends queued only before metadata, as often as it is told', () => {
+    const { events, stream: s } = stream();
+    s.queued(3);
+    s.queued(1);
+    s.metadata('s', 'r');
+    expect(() => s.queued(0)).toThrow('queued is not allowed after OPEN');
+    expect(events).toEqual([
+      { event: 'queued', data: { ahead: 3 } },
+      { event: 'queued', data: { ahead: 1 } },
+      { event: 'metadata', data: { session_id: 's', run_id: 'r' } },
+    ]);
+  });
+
   it('writes nothing once the client has gone', () => {
     const { events, stream: s } = stream();
     s.metadata('s1', 'r1');

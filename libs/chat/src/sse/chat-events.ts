@@ -16,7 +16,8 @@ export interface RunObserver {
 }
 
 /**
- * Enforces the stream contract in one place: metadata once and first, then status*, then at most one
+ * Enforces the stream contract in one place: queued* while the request waits for a slot, metadata once
+ * and first of the run, then status*, then at most one
  * content xor failure, then done exactly once; nothing after done, and nothing at all once the client
  * has gone (then the run is cancelled and no terminal event is sent).
  */
@@ -33,6 +34,12 @@ export class ChatEventStream implements RunObserver {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** The request waits for a slot; only before metadata. */
+  queued(ahead: number): void {
+    this.expect('NEW', 'queued');
+    this.emit({ event: 'queued', data: { ahead } });
   }
 
   metadata(sessionId: string, runId: string): void {

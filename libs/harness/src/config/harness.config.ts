@@ -80,6 +80,13 @@ export class HarnessEnv {
   @IsInt() @Min(4 * KB) @Max(64 * MB) HARNESS_EVIDENCE_MAX_RECORD_BYTES: number = 1 * MB;
   @IsInt() @Min(1 * KB) @Max(16 * MB) HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES: number = 64 * KB;
   @IsInt() @Min(4 * KB) @Max(512 * MB) HARNESS_EVIDENCE_MAX_RUN_BYTES: number = 5 * MB;
+  /**
+   * Extra attempts of an evidence-store command that timed out or found the connection down (every one
+   * is idempotent; the driver itself never retries). Past them the store is unavailable, a named outage.
+   */
+  @IsInt() @Min(0) @Max(5) HARNESS_EVIDENCE_STORE_RETRIES: number = 2;
+  /** Wait before the n-th retry: n times this. */
+  @IsInt() @Min(0) @Max(5000) HARNESS_EVIDENCE_STORE_RETRY_DELAY_MS: number = 100;
 
   // previous_turn (docs/architecture.md "Previous turn")
   @IsInt() @Min(50) @Max(20_000) HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS: number = 1000;
@@ -193,6 +200,8 @@ export function loadHarnessConfig(source: Record<string, string | undefined> = p
       maxRecordBytes: env.HARNESS_EVIDENCE_MAX_RECORD_BYTES,
       maxAgentResultBytes: env.HARNESS_EVIDENCE_MAX_AGENT_RESULT_BYTES,
       maxRunBytes: env.HARNESS_EVIDENCE_MAX_RUN_BYTES,
+      storeRetries: env.HARNESS_EVIDENCE_STORE_RETRIES,
+      storeRetryDelayMs: env.HARNESS_EVIDENCE_STORE_RETRY_DELAY_MS,
     },
     previousTurn: {
       maxFieldChars: env.HARNESS_PREVIOUS_TURN_MAX_FIELD_CHARS,

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { harnessConfig, HarnessConfig } from '../config/harness.config';
 import { HARNESS_REDIS, HarnessRedis } from '../redis/redis.provider';
 import { CanonicalInvocation, ReadyInvocation } from './canonical-invocation';
@@ -14,15 +15,32 @@ export class EvidenceStoreUnavailable extends Error {
 export type StoreOutcome = 'OK' | 'DUPLICATE' | 'MISSING' | 'RECORD_TOO_LARGE' | 'RUN_LIMIT';
 
 /**
+ * Why a store command failed, when trying it again can help: it timed out (a stalled server or network),
+ * or the connection was down (it reconnects by itself). Anything else — an error reply, an ACL refusal —
+ * is null: a retry would get the same answer.
+ */
+export function transientStoreFailure(error: unknown): 'TIMEOUT' | 'DISCONNECTED' | null {
+  const message = error instanceof Error ? error.message : '';
+  if (message === 'Command timed out') return 'TIMEOUT';
+  if (/^Connection is closed|^Stream isn't writeable|ECONNRESET|ECONNREFUSED|EPIPE/.test(message)) {
+    return 'DISCONNECTED';
+  }
+  return null;
+}
+
+/**
  * Writes one record and keeps the per-run byte counter, atomically. A create never overwrites
- * (duplicate ids are refused) and sets the TTL; an update keeps the TTL it had (KEEPTTL), so nothing
+ * (duplicate ids are refused, except the very same record again: the replay of a create whose answer
+ * was lost, so a retried create is idempotent and counts its bytes once) and sets the TTL; an update keeps the TTL it had (KEEPTTL), so nothing
  * is ever renewed. The counter gets the same TTL once, at its creation.
  */
 const WRITE_RECORD = `
 local size = string.len(ARGV[1])
 local previous = 0
 if ARGV[2] == 'create' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then return {'DUPLICATE', 0} end
+  local existing = redis.call('GET', KEYS[1])
+  if existing == ARGV[1] then return {'OK', tonumber(redis.call('GET', KEYS[2]) or '0')} end
+  if existing then return {'DUPLICATE', 0} end
 else
   previous = redis.call('STRLEN', KEYS[1])
   if previous == 0 then return {'MISSING', 0} end
@@ -43,10 +61,16 @@ return {'OK', total}
 
 type WriteMode = 'create' | 'update';
 
-/** The canonical invocation store (docs/architecture.md "Redis canonical record"). Only the Harness uses it. */
+/**
+ * The canonical invocation store (docs/architecture.md "Redis canonical record"). Only the Harness uses
+ * it. Every command is idempotent, so one that timed out or met a dropped connection is tried again,
+ * explicitly and bounded (HARNESS_EVIDENCE_STORE_RETRIES, each logged as EVIDENCE_STORE_RETRY); past
+ * that the store is unavailable (EvidenceStoreUnavailable, logged as EVIDENCE_STORE_UNAVAILABLE).
+ */
 @Injectable()
 export class InvocationStore {
   private readonly limits: HarnessConfig['evidence'];
+  private readonly logger = new Logger(InvocationStore.name);
 
   constructor(
     @Inject(HARNESS_REDIS) private readonly redis: HarnessRedis,
@@ -75,20 +99,14 @@ export class InvocationStore {
 
   /** Marks the run's start in the store, with the records' TTL. */
   async openRun(runId: string): Promise<void> {
-    try {
-      await this.redis.set(this.runMarkerKey(runId), '1', 'EX', this.limits.ttlSeconds);
-    } catch {
-      throw new EvidenceStoreUnavailable();
-    }
+    await this.command('open run', runId, () =>
+      this.redis.set(this.runMarkerKey(runId), '1', 'EX', this.limits.ttlSeconds),
+    );
   }
 
   /** Whether the store still holds what it held for this run: false once its marker is gone. */
   async runIntact(runId: string): Promise<boolean> {
-    try {
-      return (await this.redis.exists(this.runMarkerKey(runId))) === 1;
-    } catch {
-      throw new EvidenceStoreUnavailable();
-    }
+    return (await this.command('check run', runId, () => this.redis.exists(this.runMarkerKey(runId)))) === 1;
   }
 
   create(record: CanonicalInvocation): Promise<StoreOutcome> {
@@ -100,12 +118,7 @@ export class InvocationStore {
   }
 
   async get(runId: string, toolCallId: string): Promise<CanonicalInvocation | null> {
-    let text: string | null;
-    try {
-      text = await this.redis.get(this.key(runId, toolCallId));
-    } catch {
-      throw new EvidenceStoreUnavailable();
-    }
+    const text = await this.command('read record', runId, () => this.redis.get(this.key(runId, toolCallId)));
     return text === null ? null : (JSON.parse(text) as CanonicalInvocation);
   }
 
@@ -124,9 +137,8 @@ export class InvocationStore {
   private async write(record: CanonicalInvocation, mode: WriteMode): Promise<StoreOutcome> {
     const json = JSON.stringify(record);
     if (Buffer.byteLength(json, 'utf8') > this.limits.maxRecordBytes) return 'RECORD_TOO_LARGE';
-    let reply: unknown;
-    try {
-      reply = await this.redis.eval(
+    const reply = await this.command(`${mode} record`, record.run_id, () =>
+      this.redis.eval(
         WRITE_RECORD,
         2,
         this.key(record.run_id, record.tool_call_id),
@@ -135,10 +147,30 @@ export class InvocationStore {
         mode,
         String(this.limits.ttlSeconds),
         String(this.limits.maxRunBytes),
-      );
-    } catch {
-      throw new EvidenceStoreUnavailable();
-    }
+      ),
+    );
     return (reply as [StoreOutcome, number])[0];
+  }
+
+  /** One idempotent command, tried again on a transient failure, at most `storeRetries` times. */
+  private async command<T>(operation: string, runId: string, send: () => Promise<T>): Promise<T> {
+    const retries = this.limits.storeRetries;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await send();
+      } catch (error) {
+        const failure = transientStoreFailure(error);
+        if (failure === null || attempt >= retries) {
+          this.logger.warn(
+            `evidence store ${operation} failed (${failure ?? 'NOT_RETRYABLE'}) after ${attempt + 1} attempt(s): EVIDENCE_STORE_UNAVAILABLE (run ${runId})`,
+          );
+          throw new EvidenceStoreUnavailable();
+        }
+        this.logger.warn(
+          `evidence store ${operation} ${failure}: EVIDENCE_STORE_RETRY ${attempt + 1} of ${retries} (run ${runId})`,
+        );
+        await sleep(this.limits.storeRetryDelayMs * (attempt + 1));
+      }
+    }
   }
 }

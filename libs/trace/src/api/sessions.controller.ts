@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@ne
 import { ApiCaller, ApiErrorDto, Caller, RequireApiKey } from '@app/auth';
 import { RunRepository } from '../repositories/run.repository';
 import { ALERT_SESSION_OWNER } from '../repositories/alert-group.repository';
-import { decodeSessionCursor, encodeSessionCursor } from './session-cursor';
+import { BAD_CURSOR, decodeSessionCursor, encodeSessionCursor } from './page-cursor';
 import { SessionListDto, SessionPageQueryDto } from './sessions.dto';
 
 /** The calling key's own sessions, so a client can pick one instead of pasting its id. */
@@ -23,8 +23,7 @@ export class SessionsController {
   async list(@Query() query: SessionPageQueryDto, @Caller() caller: ApiCaller): Promise<SessionListDto> {
     const limit = query.limit ?? 20;
     const after = query.cursor === undefined ? null : decodeSessionCursor(query.cursor);
-    if (query.cursor !== undefined && after === null)
-      throw new BadRequestException('cursor is not one this endpoint issued: pass a next_cursor unchanged');
+    if (query.cursor !== undefined && after === null) throw new BadRequestException(BAD_CURSOR);
     // Alert groups' sessions belong to no key: every trace_reader lists them under scope=alert.
     const owner = query.scope === 'alert' ? ALERT_SESSION_OWNER : caller.keyDigest;
     const { sessions, next } = await this.runs.listOwnedSessions(owner, limit, after);

@@ -1,18 +1,18 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { PageQueryDto } from './sessions.dto';
+import { CursorPageQueryDto } from './sessions.dto';
 
-describe('PageQueryDto', () => {
+describe('CursorPageQueryDto', () => {
   const errors = (query: Record<string, string>) =>
-    validateSync(plainToInstance(PageQueryDto, query)).map((error) => error.property);
+    validateSync(plainToInstance(CursorPageQueryDto, query)).map((error) => error.property);
 
   it.each([
-    [{ offset: '1e21' }, ['offset']],
-    [{ offset: '18446744073709551616' }, ['offset']],
     [{ limit: '1e21' }, ['limit']],
     [{ limit: '18446744073709551616' }, ['limit']],
-    [{ offset: String(Number.MAX_SAFE_INTEGER) }, []],
-    [{ limit: '100', offset: '40' }, []],
+    [{ limit: '0' }, ['limit']],
+    [{ cursor: 'a'.repeat(201) }, ['cursor']],
+    [{ limit: '100', cursor: 'abc' }, []],
+    [{}, []],
   ])('%j -> invalid %j', (query, invalid) => {
     expect(errors(query)).toEqual(invalid);
   });

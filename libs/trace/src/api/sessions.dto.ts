@@ -17,8 +17,8 @@ export class LimitQueryDto {
   limit?: number;
 }
 
-/** The session list pages by cursor: a page costs the same however many sessions the key has. */
-export class SessionPageQueryDto extends LimitQueryDto {
+/** Lists page by keyset cursor: a page costs the same however deep it is. */
+export class CursorPageQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({
     maxLength: 200,
     description: 'The `next_cursor` of the previous page; omitted for the first (newest) page',
@@ -27,7 +27,10 @@ export class SessionPageQueryDto extends LimitQueryDto {
   @IsString()
   @MaxLength(200)
   cursor?: string;
+}
 
+/** The session list's query: a cursor page of the caller's own sessions, or of the alert groups'. */
+export class SessionPageQueryDto extends CursorPageQueryDto {
   @ApiPropertyOptional({
     enum: ['own', 'alert'],
     default: 'own',
@@ -37,18 +40,6 @@ export class SessionPageQueryDto extends LimitQueryDto {
   @IsOptional()
   @IsIn(['own', 'alert'])
   scope?: 'own' | 'alert';
-}
-
-/** `limit` and `offset` of a paginated list; the trace query adds its run id. */
-export class PageQueryDto extends LimitQueryDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  // 1e21 is an integer to JavaScript but not to the database driver: beyond this it is a client error.
-  @Max(Number.MAX_SAFE_INTEGER)
-  offset?: number;
 }
 
 export class SessionSummaryDto implements SessionSummary {

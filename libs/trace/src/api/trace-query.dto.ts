@@ -1,12 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { PageQueryDto } from './sessions.dto';
+import { CursorPageQueryDto } from './sessions.dto';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export class TraceQueryDto extends PageQueryDto {
+export class TraceQueryDto extends CursorPageQueryDto {
   @ApiPropertyOptional({
-    description: 'One run of the session; omitted, the session’s runs are listed newest first.',
+    description:
+      'One run of the session; omitted, the session’s runs are listed newest first, a page at a time (limit, cursor).',
   })
   @IsOptional()
   @IsString()

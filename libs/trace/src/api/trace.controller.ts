@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiExtraModels,
@@ -16,6 +16,7 @@ import { RunRepository } from '../repositories/run.repository';
 import { AlertGroupRepository } from '../repositories/alert-group.repository';
 import { TimelineRepository } from '../repositories/timeline.repository';
 import { ToolInvocationRepository } from '../repositories/tool-invocation.repository';
+import { BAD_CURSOR, decodeRunCursor, encodeRunCursor } from './page-cursor';
 import { ReasoningQueryDto, TraceQueryDto } from './trace-query.dto';
 import {
   RunReasoningDto,
@@ -62,7 +63,7 @@ function runSummary(run: DiagnosisRunEntity): RunSummaryDto {
  */
 @ApiTags('trace')
 @ApiExtraModels(SessionRunsDto, RunTraceDto)
-@ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid runId, limit or offset' })
+@ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid runId, limit or cursor' })
 @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such session or run (or not the caller’s)' })
 @Controller('api/diagnosis/:sessionId/trace')
 export class TraceController {
@@ -96,7 +97,9 @@ export class TraceController {
   // An auditor reads every session's trace (docs/architecture.md, docs/security-model.md "Access control"), with or
   // without trace_reader.
   @RequireApiKey('trace_reader', 'auditor')
-  @ApiOperation({ summary: 'One run’s trace (runId), or the session’s runs newest first' })
+  @ApiOperation({
+    summary: 'One run’s trace (runId), or the session’s runs newest first, a page at a time (cursor)',
+  })
   @ApiOkResponse({
     description: 'With runId: RunTraceDto; without: SessionRunsDto',
     schema: { oneOf: [{ $ref: getSchemaPath(RunTraceDto) }, { $ref: getSchemaPath(SessionRunsDto) }] },
@@ -129,9 +132,15 @@ export class TraceController {
     };
     if (!query.runId) {
       const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const runs = await this.runs.listSessionRuns(sessionId, limit, offset);
-      return { session: sessionView, runs: runs.map(runSummary), limit, offset };
+      const after = query.cursor === undefined ? null : decodeRunCursor(query.cursor);
+      if (query.cursor !== undefined && after === null) throw new BadRequestException(BAD_CURSOR);
+      const { runs, next } = await this.runs.listSessionRuns(sessionId, limit, after);
+      return {
+        session: sessionView,
+        runs: runs.map(runSummary),
+        limit,
+        next_cursor: next ? encodeRunCursor(next) : null,
+      };
     }
     const run = await this.runOf(sessionId, query.runId);
     const [steps, invocations, events, deliveries] = await Promise.all([

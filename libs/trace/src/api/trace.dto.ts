@@ -168,12 +168,17 @@ export class NotificationDeliveryDto implements NotificationDeliveryView {
   @ApiProperty(DATE_TIME) updated_at!: string;
 }
 
-/** Without runId: the session's runs, newest first. */
+/** Without runId: the session's runs, newest first, one keyset page. */
 export class SessionRunsDto implements SessionRuns {
   @ApiProperty({ type: SessionViewDto }) session!: SessionViewDto;
   @ApiProperty({ type: [RunSummaryDto] }) runs!: RunSummaryDto[];
   @ApiProperty() limit!: number;
-  @ApiProperty() offset!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page',
+  })
+  next_cursor!: string | null;
 }
 
 /** With runId: one run's bounded trace. */

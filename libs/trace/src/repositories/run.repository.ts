@@ -66,6 +66,12 @@ export interface SessionPosition {
   sessionId: string;
 }
 
+/** Where a page of a session's run list ends, in (created_at DESC, run_id DESC) order. */
+export interface RunPosition {
+  createdAt: Date;
+  runId: string;
+}
+
 @Injectable()
 export class RunRepository {
   constructor(
@@ -241,7 +247,38 @@ export class RunRepository {
     });
   }
 
-  listSessionRuns(sessionId: string, limit: number, offset: number): Promise<DiagnosisRunEntity[]> {
-    return this.runs.find({ where: { sessionId }, order: { createdAt: 'DESC' }, take: limit, skip: offset });
+  /**
+   * A page of the session's runs, newest first, after `after` (exclusive): a range read of
+   * idx_diagnosis_run_session_created (its entries end in the primary key, run_id, which breaks ties), so
+   * a page deep in a long session costs what the first does. `next` is the last row's position when more
+   * rows follow.
+   */
+  async listSessionRuns(
+    sessionId: string,
+    limit: number,
+    after: RunPosition | null,
+  ): Promise<{ runs: DiagnosisRunEntity[]; next: RunPosition | null }> {
+    const query = this.runs
+      .createQueryBuilder('run')
+      .useIndex('idx_diagnosis_run_session_created')
+      .where('run.session_id = :sessionId', { sessionId });
+    if (after) {
+      // The redundant `created_at <= :at` makes the range start at the cursor (as in listOwnedSessions).
+      query.andWhere(
+        'run.created_at <= :at AND (run.created_at < :at OR (run.created_at = :at AND run.run_id < :runId))',
+        { at: after.createdAt, runId: after.runId },
+      );
+    }
+    const rows = await query
+      .orderBy('run.created_at', 'DESC')
+      .addOrderBy('run.run_id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
+    const runs = rows.slice(0, limit);
+    const last = runs[runs.length - 1];
+    return {
+      runs,
+      next: rows.length > limit && last ? { createdAt: last.createdAt, runId: last.runId } : null,
+    };
   }
 }

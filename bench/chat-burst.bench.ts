@@ -1,0 +1,280 @@
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createConnection, RowDataPacket } from 'mysql2/promise';
+import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
+import type { BurstSample } from './support/burst-generator';
+import { percentile, reportBench } from './support/bench-results';
+import { cpuMs, freePort, machineCpuMs, startNode, stop, waitForHttp } from './support/processes';
+
+/**
+ * A thousand users at once: the built service in its own process (with the bench heap probe), the stub
+ * LLM in another (MODEL_LATENCY_MS per call, four calls per diagnosis), and a burst generator in a third
+ * that opens STREAMS chat streams at the same moment and reads each to its end. Per scenario: time to
+ * the first event (p50/p99/max) and to metadata, heap (after a forced GC) and RSS per open stream,
+ * taken when every stream has had its first event, connection errors, and outcomes as the client heard
+ * them and by terminal state and fallback reason in MySQL. Scenarios: 300 streams with the default admission limits, then 300
+ * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md).
+ * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes.
+ */
+const MODEL_LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 200);
+const SIZES = (process.env.BENCH_BURST_SIZES ?? '300,1000').split(',').map(Number);
+const QUERY = 'order-123 payment times out, find out why';
+const API_KEY = process.env.TEST_CHAT_API_KEY ?? 'superbiz-dev-key-change-me';
+
+/** The settings an operator raises for a burst of 1,000 diagnoses on one replica. */
+const RAISED = {
+  CHAT_MAX_IN_FLIGHT: '200',
+  CHAT_MAX_QUEUE: '1000',
+  CHAT_MAX_QUEUED_PER_KEY: '1000',
+  DB_POOL_SIZE: '30',
+  DB_ADMISSION_POOL_SIZE: '16',
+  // The first event no longer waits for the run's row, so its bound only limits how long a slot waits.
+  DB_WRITE_GRACE_MS: '30000',
+};
+
+interface Scenario {
+  name: string;
+  streams: number;
+}
+
+async function main(): Promise<void> {
+  const [plan, final] = agentTurns(draftJson());
+  const scriptFile = join(mkdtempSync(join(tmpdir(), 'bench-stub-')), 'script.json');
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({
+      repeat: true,
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS', delay_ms: MODEL_LATENCY_MS }],
+        'diagnosis-agent': [
+          { ...plan, turn: 0, delay_ms: MODEL_LATENCY_MS },
+          { ...final, turn: 1, delay_ms: MODEL_LATENCY_MS },
+        ],
+        'semantic-guard': [{ ...SUPPORTED, delay_ms: MODEL_LATENCY_MS }],
+      },
+    }),
+  );
+  const admin = await createConnection({
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    user: process.env.DB_USER ?? 'root',
+    password: process.env.DB_PASSWORD ?? '',
+  });
+  const stubPort = await freePort();
+  const stub = startNode(
+    'dist/test/support/stub-llm/cli.js',
+    ['--script', scriptFile, '--port', String(stubPort)],
+    {},
+  );
+  const rows: Record<string, string | number>[] = [];
+  try {
+    rows.push(...(await runScenarios(admin, stubPort, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])));
+    const raised = await runScenarios(
+      admin,
+      stubPort,
+      RAISED,
+      SIZES.map((streams) => ({ name: 'raised (200 + 1000)', streams })),
+    );
+    rows.push(...raised);
+  } finally {
+    await stop(stub);
+    await admin.end();
+  }
+  printTable(rows);
+}
+
+/** One service with `env`; each scenario a burst against it, one after the other. */
+async function runScenarios(
+  admin: Awaited<ReturnType<typeof createConnection>>,
+  stubPort: number,
+  env: Record<string, string>,
+  scenarios: Scenario[],
+): Promise<Record<string, string | number>[]> {
+  const dbName = `superbiz_bench_burst_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE \`${dbName}\``);
+  const servicePort = await freePort();
+  const baseUrl = `http://127.0.0.1:${servicePort}`;
+  const service = spawn(
+    process.execPath,
+    ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
+    {
+      env: {
+        ...process.env,
+        PORT: String(servicePort),
+        HOST: '127.0.0.1',
+        LLM_BASE_URL: `http://127.0.0.1:${stubPort}/v1`,
+        DB_NAME: dbName,
+        THROTTLE_LIMIT: '1000000',
+        HARNESS_RUN_TIMEOUT_MS: '120000',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  const results: Record<string, string | number>[] = [];
+  try {
+    await waitForHttp(`${baseUrl}/health`, 60_000);
+    await burst(baseUrl, 10); // warm-up
+    for (const scenario of scenarios) {
+      const before = await heapOf(service);
+      const load = loadavg()[0];
+      const cpu0 = machineCpuMs();
+      let atPeak: Promise<{ heapUsedMb: number; rssMb: number }> | null = null;
+      const serviceCpu0 = cpuMs(service.pid!);
+      let serviceCpuToFirst = NaN;
+      const samples = await burst(baseUrl, scenario.streams, () => {
+        serviceCpuToFirst = cpuMs(service.pid!) - serviceCpu0;
+        atPeak = heapOf(service);
+      });
+      const cpu1 = machineCpuMs();
+      const peak = await (atPeak ?? heapOf(service));
+      const outcomes = await outcomesOf(admin, dbName, samples);
+      const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
+      const metadata = samples.map((s) => s.metadataMs).filter((ms): ms is number => ms !== null);
+      const streamed = samples.filter((s) => s.firstEvent !== null);
+      const errors = count(samples.filter((s) => s.error !== null).map((s) => s.error!));
+      const http = count(samples.filter((s) => s.status !== 200).map((s) => `HTTP_${s.status}`));
+      const row: Record<string, string | number> = {
+        scenario: `${scenario.streams} streams, ${scenario.name}`,
+        streams: scenario.streams,
+        streamed: streamed.length,
+        first_event_p50_ms: percentile(first, 50) ?? NaN,
+        first_event_p99_ms: percentile(first, 99) ?? NaN,
+        first_event_max_ms: Math.max(...first),
+        first_event_over_1s: first.filter((ms) => ms > 1000).length,
+        // The service's own CPU time until every stream had its first event: what the burst costs it,
+        // whatever share of a loaded machine it got.
+        service_cpu_ms_until_all_first_events: serviceCpuToFirst,
+        first_events: JSON.stringify(count(streamed.map((s) => s.firstEvent!))),
+        metadata_p50_ms: percentile(metadata, 50) ?? NaN,
+        metadata_p99_ms: percentile(metadata, 99) ?? NaN,
+        queued_streams: samples.filter((s) => s.queuedEvents > 0).length,
+        heap_kb_per_open_stream: ((peak.heapUsedMb - before.heapUsedMb) * 1024) / scenario.streams,
+        rss_mb_before: before.rssMb,
+        rss_mb_all_streams_open: peak.rssMb,
+        connection_errors: JSON.stringify(errors),
+        refused: JSON.stringify(http),
+        client_outcomes: JSON.stringify(count(samples.map((s) => s.outcome))),
+        outcomes: JSON.stringify(outcomes),
+        machine_load_1m_before: load,
+        machine_cpu_busy_percent: (100 * (cpu1.busy - cpu0.busy)) / Math.max(1, cpu1.total - cpu0.total),
+      };
+      reportBench(`chat_burst_${scenario.streams}_${scenario.name.split(' ')[0]}`, row);
+      results.push(row);
+    }
+  } finally {
+    await stopService(service);
+    await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
+  }
+  return results;
+}
+
+/** Runs the burst generator in its own process; `onAllFirst` when every stream has had its first event. */
+function burst(baseUrl: string, streams: number, onAllFirst?: () => void): Promise<BurstSample[]> {
+  return new Promise((resolveSamples, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        `${__dirname}/support/burst-generator.js`,
+        JSON.stringify({ baseUrl, apiKey: API_KEY, query: QUERY, streams }),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('all-first-events\n') && onAllFirst) {
+        const call = onAllFirst;
+        onAllFirst = undefined;
+        call();
+      }
+    });
+    child.once('exit', (code) => {
+      if (code === 0) resolveSamples(JSON.parse(stdout) as BurstSample[]);
+      else reject(new Error(`burst generator exited with ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** Terminal state and fallback reason / error code of each run, from the journal. */
+async function outcomesOf(
+  admin: Awaited<ReturnType<typeof createConnection>>,
+  dbName: string,
+  samples: BurstSample[],
+): Promise<Record<string, number>> {
+  const runIds = samples.map((s) => s.runId).filter(Boolean);
+  if (runIds.length === 0) return {};
+  const [rows] = await admin.query<RowDataPacket[]>(
+    `SELECT status, COALESCE(fallback_reason, error_code, '') AS reason, COUNT(*) AS n
+     FROM \`${dbName}\`.diagnosis_run WHERE run_id IN (?) GROUP BY status, reason`,
+    [runIds],
+  );
+  const outcomes: Record<string, number> = {};
+  for (const row of rows) outcomes[`${row.status}${row.reason ? `:${row.reason}` : ''}`] = Number(row.n);
+  const unrecorded = runIds.length - rows.reduce((sum, row) => sum + Number(row.n), 0);
+  if (unrecorded > 0) outcomes.NO_ROW = unrecorded;
+  return outcomes;
+}
+
+function count(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+/** Heap-used after a forced full GC and RSS of the service (MB), through the heap probe. */
+function heapOf(service: ChildProcess): Promise<{ heapUsedMb: number; rssMb: number }> {
+  return new Promise((resolveHeap, reject) => {
+    const timer = setTimeout(() => reject(new Error('the service heap probe did not answer')), 60_000);
+    service.once('message', (message: { heap: NodeJS.MemoryUsage }) => {
+      clearTimeout(timer);
+      resolveHeap({ heapUsedMb: message.heap.heapUsed / 2 ** 20, rssMb: message.heap.rss / 2 ** 20 });
+    });
+    service.send('heap');
+  });
+}
+
+async function stopService(service: ChildProcess): Promise<void> {
+  if (service.exitCode !== null || service.signalCode !== null) return;
+  const exited = new Promise((resolveExit) => service.once('exit', resolveExit));
+  service.kill('SIGTERM');
+  await exited;
+}
+
+function printTable(rows: Record<string, string | number>[]): void {
+  const columns: [string, string][] = [
+    ['scenario', 'scenario'],
+    ['first_event_p50_ms', 'first p50 ms'],
+    ['first_event_p99_ms', 'first p99 ms'],
+    ['first_event_max_ms', 'first max ms'],
+    ['first_event_over_1s', '>1 s'],
+    ['service_cpu_ms_until_all_first_events', 'svc CPU ms to all first'],
+    ['heap_kb_per_open_stream', 'heap KB/stream'],
+    ['rss_mb_all_streams_open', 'RSS MB, all open'],
+    ['connection_errors', 'conn errors'],
+    ['refused', 'refused'],
+    ['client_outcomes', 'client outcomes'],
+    ['outcomes', 'journal outcomes'],
+  ];
+  const cell = (value: string | number | undefined) =>
+    typeof value === 'number'
+      ? Number.isInteger(value)
+        ? String(value)
+        : value.toFixed(1)
+      : String(value ?? '');
+  const widths = columns.map(([key, title]) =>
+    Math.max(title.length, ...rows.map((row) => cell(row[key]).length)),
+  );
+  const line = (values: string[]) => `  ${values.map((value, i) => value.padEnd(widths[i])).join('  ')}\n`;
+  process.stdout.write(`\n${line(columns.map(([, title]) => title))}`);
+  for (const row of rows) process.stdout.write(line(columns.map(([key]) => cell(row[key]))));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
