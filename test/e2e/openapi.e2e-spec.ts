@@ -48,6 +48,7 @@ describe('OpenAPI document at /api/docs', () => {
         'GET /api/documents/{docId}',
         'GET /api/documents/{docId}/chunks',
         'GET /health',
+        'GET /health/live',
         'POST /api/chat',
         'POST /api/documents/upload',
         'POST /api/upload',

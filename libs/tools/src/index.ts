@@ -13,6 +13,8 @@ export { parseMetricsToolsConfig } from './metrics/metrics-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { EvidenceTools } from './evidence-tools';
+export { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
+export type { KnowledgeIndexReadiness } from './knowledge/knowledge-search.port';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
 export { LogSourcePort } from './logs/log-source.port';
 export type { LogRawResponse, LogTopic } from './logs/log-source.port';
