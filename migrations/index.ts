@@ -5,6 +5,7 @@ import { RunOwnerLease1796276817944 } from './1796276817944-RunOwnerLease';
 import { SessionListSummary1796400000000 } from './1796400000000-SessionListSummary';
 import { KnowledgeIndexVersion1796420000000 } from './1796420000000-KnowledgeIndexVersion';
 import { KnowledgeDocumentContentHash1796440000000 } from './1796440000000-KnowledgeDocumentContentHash';
+import { KnowledgeDocumentListOrder1797200000000 } from './1797200000000-KnowledgeDocumentListOrder';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   SessionListSummary1796400000000,
   KnowledgeIndexVersion1796420000000,
   KnowledgeDocumentContentHash1796440000000,
+  KnowledgeDocumentListOrder1797200000000,
 ];
