@@ -112,11 +112,11 @@ export class EmbeddedKnowledgeSearch
   private requireLoaded(): void {
     if (this.version !== null) return;
     if (this.state.state === 'failed') {
-      const cause = this.state.cause;
       void this.load();
+      // The cause stays in the log and /health: a tool result reaches the model and the trace.
       throw new ToolFailure<LookupKnowledgeFailureCode>(
         'KNOWLEDGE_INDEX_FAILED',
-        `The knowledge index could not be loaded (${cause}); a new load has started.`,
+        'The knowledge index could not be loaded; the knowledge base was not searched. A new load has started.',
       );
     }
     throw new ToolFailure<LookupKnowledgeFailureCode>(
@@ -201,7 +201,7 @@ export class EmbeddedKnowledgeSearch
     for (let after: string | null = ''; after !== null;) {
       if (this.closing) throw new Error('the application is shutting down');
       const page = await this.knowledge.indexedDocumentsAfter(after, LOAD_PAGE_DOCUMENTS);
-      for (const { document, chunks } of page.documents) addDocument(index, chunkKeys, document, chunks);
+      for (const document of page.documents) addDocument(index, chunkKeys, document, document.chunks);
       after = page.last;
     }
     this.index = index;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, MoreThan, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { KnowledgeChunkEntity } from '../entities/knowledge-chunk.entity';
 import type { DocumentStatus } from '@app/contracts';
 import { KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
@@ -9,6 +9,16 @@ export type KnowledgeDocument = KnowledgeDocumentEntity;
 export type KnowledgeChunk = KnowledgeChunkEntity;
 export type NewKnowledgeDocument = Omit<KnowledgeDocumentEntity, 'createdAt' | 'updatedAt' | 'chunkCount'>;
 export type NewKnowledgeChunk = Pick<KnowledgeChunkEntity, 'chunkIndex' | 'breadcrumb' | 'content'>;
+
+/** Searchable documents with their chunk texts, as an index build reads them. */
+export interface IndexSourcePage {
+  last: string | null;
+  documents: {
+    documentId: string;
+    title: string;
+    chunks: { chunkId: string; breadcrumb: string; content: string }[];
+  }[];
+}
 
 /** Where a documents page ended: the list is ordered by (created_at, document_id), newest first. */
 export interface DocumentPosition {
@@ -158,30 +168,36 @@ export class KnowledgeRepository {
   }
 
   /**
-   * One page of the searchable documents with their chunks, in id order after `afterDocumentId` (''
-   * for the first): how an index is built from scratch. `last` is the cursor for the next page, null
-   * after the last one.
+   * One page of the searchable documents with the texts an index is built from, in id order after
+   * `afterDocumentId` ('' for the first): how an index is built from scratch. Plain rows, not entities:
+   * a build reads every chunk once. `last` is the cursor for the next page, null after the last one.
    */
-  async indexedDocumentsAfter(
-    afterDocumentId: string,
-    limit: number,
-  ): Promise<{
-    last: string | null;
-    documents: { document: KnowledgeDocument; chunks: KnowledgeChunk[] }[];
-  }> {
-    const page = await this.documents.find({
-      select: { documentId: true },
-      where: { status: 'INDEXED', documentId: MoreThan(afterDocumentId) },
-      order: { documentId: 'ASC' },
-      take: limit,
-    });
-    const ids = page.map((row) => row.documentId);
-    const loaded = await this.chunksOf(ids);
-    const byId = new Map(loaded.map((entry) => [entry.document.documentId, entry]));
-    return {
-      last: ids.length === 0 ? null : ids[ids.length - 1],
-      documents: ids.flatMap((id) => byId.get(id) ?? []),
-    };
+  async indexedDocumentsAfter(afterDocumentId: string, limit: number): Promise<IndexSourcePage> {
+    const ids = (
+      (await this.documents.manager.query(
+        `SELECT document_id FROM knowledge_document
+          WHERE status = 'INDEXED' AND document_id > ? ORDER BY document_id LIMIT ?`,
+        [afterDocumentId, limit],
+      )) as { document_id: string }[]
+    ).map((row) => row.document_id);
+    if (ids.length === 0) return { last: null, documents: [] };
+    const rows = (await this.documents.manager.query(
+      `SELECT d.document_id, d.title, c.chunk_id, c.breadcrumb, c.content
+         FROM knowledge_document d JOIN knowledge_chunk c ON c.document_id = d.document_id
+        WHERE d.document_id IN (${ids.map(() => '?').join(', ')}) AND d.status = 'INDEXED'
+        ORDER BY d.document_id, c.chunk_index`,
+      ids,
+    )) as Record<'document_id' | 'title' | 'chunk_id' | 'breadcrumb' | 'content', string>[];
+    const documents: IndexSourcePage['documents'] = [];
+    for (const row of rows) {
+      let current = documents[documents.length - 1];
+      if (current?.documentId !== row.document_id) {
+        current = { documentId: row.document_id, title: row.title, chunks: [] };
+        documents.push(current);
+      }
+      current.chunks.push({ chunkId: row.chunk_id, breadcrumb: row.breadcrumb, content: row.content });
+    }
+    return { last: ids[ids.length - 1], documents };
   }
 
   /** The documents (whatever their status) and their chunks; ids that no longer exist are left out. */
