@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { KnowledgeRepository } from '@app/trace';
 import { MIGRATIONS } from '../migrations';
@@ -10,20 +12,31 @@ import { KnowledgeChunkEntity } from '../libs/trace/src/entities/knowledge-chunk
 import { KnowledgeDocumentEntity } from '../libs/trace/src/entities/knowledge-document.entity';
 import { DocumentsService } from '../libs/tools/src/documents/documents.service';
 import { EmbeddedKnowledgeSearch } from '../libs/tools/src/knowledge/embedded-knowledge-search';
+import type { KnowledgeIndexReadiness } from '../libs/tools/src/knowledge/knowledge-search.port';
 import { chunkDocument } from '../libs/tools/src/knowledge/markdown-chunker';
 import type { ToolsConfig } from '../libs/tools/src/config/tools.config';
 import { mean, percentile, reportBench } from './support/bench-results';
+import { cpuMs, freePort, stop } from './support/processes';
 
 /**
- * The embedded knowledge base at BENCH_KNOWLEDGE_SIZES runbooks (default 100, 5000, 10000): the real
- * EmbeddedKnowledgeSearch, KnowledgeRepository and DocumentsService over the local MariaDB, in this
- * process. Runbooks are generated with a varied vocabulary (their own services, error codes, hosts and
- * one of many failure modes in English or Chinese, over common SRE prose), so a query matches a few
- * runbooks well and many only on common words. Per size: lookup p50/p95 (the tool's 15 candidates),
- * CPU per lookup, upload and delete time through DocumentsService; then ratios against the smallest
- * size. Printed, never asserted.
+ * The embedded knowledge base at BENCH_KNOWLEDGE_SIZES runbooks (default 1000, 10000, 50000). Runbooks
+ * are generated with a varied vocabulary (their own services, error codes, hosts and one of many
+ * failure modes in English or Chinese, over common SRE prose), so a query matches a few runbooks well
+ * and many only on common words. Per size:
+ * - a restart of the service as its own process (`--expose-gc` and the bench heap probe): time until
+ *   the port answers (/health/live), time until /health reports the knowledge index ready, then the
+ *   service's heap after a full GC, its array buffers (the index's typed arrays) and resident memory;
+ * - in this process, the real EmbeddedKnowledgeSearch, KnowledgeRepository and DocumentsService over the
+ *   local MariaDB: lookup p50/p95/p99 (the tool's 15 candidates, chunk texts read from MySQL), CPU per
+ *   lookup, upload and delete through DocumentsService.
+ * With BENCH_KNOWLEDGE_FULLTEXT=1, MariaDB's FULLTEXT search is measured on the largest base with the same
+ * queries: index build time, lookup p50/p99, and how many of the BM25 top 15 it also returns.
+ * Printed, never asserted.
  */
-const SIZES = (process.env.BENCH_KNOWLEDGE_SIZES ?? '100,5000,10000').split(',').map(Number);
+const SIZES = (process.env.BENCH_KNOWLEDGE_SIZES ?? '1000,10000,50000').split(',').map(Number);
+const FULLTEXT = process.env.BENCH_KNOWLEDGE_FULLTEXT === '1';
+/** How long a restart may take before the bench gives up on it (the goal is 30 s). */
+const READY_DEADLINE_MS = 600_000;
 const LOOKUPS = Number(process.env.BENCH_KNOWLEDGE_LOOKUPS ?? 400);
 const UPLOADS = Number(process.env.BENCH_KNOWLEDGE_UPLOADS ?? 30);
 const LIMIT = 15;
@@ -149,8 +162,10 @@ async function measure(
 ): Promise<Record<string, number>> {
   const search = new EmbeddedKnowledgeSearch(knowledge);
   const buildStarted = performance.now();
-  await search.refresh();
+  search.onApplicationBootstrap();
+  await search.loaded();
   const buildMs = performance.now() - buildStarted;
+  if (search.readiness().state !== 'ready') throw new Error('the knowledge index did not load');
   const list = queries();
   for (const query of list) await search.search(query, LIMIT);
   const latencies: number[] = [];
@@ -163,6 +178,7 @@ async function measure(
   const cpu = process.cpuUsage(cpuBefore);
   const config = { documents: { directory: documentsDir, maxBytes: 1 << 20 } } as unknown as ToolsConfig;
   const documents = new DocumentsService(knowledge, search, config);
+  lastSearch = search;
   const uploads: number[] = [];
   const deletes: number[] = [];
   const ids: string[] = [];
@@ -184,9 +200,19 @@ async function measure(
   }
   return {
     [`n${size}_chunks`]: await dataSource.getRepository(KnowledgeChunkEntity).count(),
+    [`n${size}_chunk_text_mb`]:
+      Number(
+        (
+          (await dataSource.query('SELECT SUM(LENGTH(content)) AS bytes FROM knowledge_chunk')) as {
+            bytes: string;
+          }[]
+        )[0].bytes,
+      ) /
+      2 ** 20,
     [`n${size}_index_build_ms`]: buildMs,
     [`n${size}_lookup_p50_ms`]: percentile(latencies, 50),
     [`n${size}_lookup_p95_ms`]: percentile(latencies, 95),
+    [`n${size}_lookup_p99_ms`]: percentile(latencies, 99),
     [`n${size}_lookup_cpu_ms`]: (cpu.user + cpu.system) / 1000 / LOOKUPS,
     [`n${size}_upload_p50_ms`]: percentile(uploads, 50),
     [`n${size}_upload_mean_ms`]: mean(uploads),
@@ -194,7 +220,155 @@ async function measure(
   };
 }
 
+/** The index of the largest size, kept for the FULLTEXT comparison. */
+let lastSearch: EmbeddedKnowledgeSearch | null = null;
+
+interface ServiceHeap {
+  heapUsed: number;
+  arrayBuffers: number;
+  rss: number;
+}
+
+function heapOf(service: ChildProcess): Promise<ServiceHeap> {
+  return new Promise((resolveHeap) => {
+    service.once('message', (message) => resolveHeap((message as { heap: ServiceHeap }).heap));
+    service.send('heap');
+  });
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Restarts the service on the bench database and times it from the outside. */
+async function restart(database: string, size: number): Promise<Record<string, number | string>> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const service = spawn(
+    process.execPath,
+    ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
+    {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_NAME: database },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    },
+  );
+  try {
+    let portOpenMs: number | null = null;
+    let readiness: KnowledgeIndexReadiness | null = null;
+    const loadingSeen = { count: 0 };
+    while (performance.now() - started < READY_DEADLINE_MS) {
+      if (service.exitCode !== null) throw new Error(`the service exited with ${service.exitCode}`);
+      try {
+        if (portOpenMs === null && (await fetch(`${baseUrl}/health/live`)).ok) {
+          portOpenMs = performance.now() - started;
+        }
+        if (portOpenMs !== null) {
+          const body = (await (await fetch(`${baseUrl}/health`)).json()) as {
+            info?: { knowledge?: KnowledgeIndexReadiness };
+            error?: { knowledge?: KnowledgeIndexReadiness };
+          };
+          const knowledge = body.info?.knowledge ?? body.error?.knowledge ?? null;
+          if (knowledge?.state === 'loading') loadingSeen.count += 1;
+          if (knowledge?.state === 'ready' || knowledge?.state === 'failed') {
+            readiness = knowledge;
+            break;
+          }
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+    const readyMs = performance.now() - started;
+    // CPU the service used to start and load: what the wall time costs without the machine's other load.
+    const readyCpuMs = cpuMs(service.pid!);
+    if (readiness?.state !== 'ready')
+      throw new Error(`the index was not ready after ${Math.round(readyMs)} ms`);
+    const heap = await heapOf(service);
+    return {
+      [`n${size}_restart_port_open_ms`]: portOpenMs ?? -1,
+      [`n${size}_restart_ready_ms`]: readyMs,
+      [`n${size}_restart_index_load_ms`]: readiness.load_ms,
+      [`n${size}_restart_cpu_ms`]: readyCpuMs,
+      [`n${size}_restart_loading_polls`]: loadingSeen.count,
+      [`n${size}_service_heap_after_gc_mb`]: heap.heapUsed / 2 ** 20,
+      [`n${size}_service_array_buffers_mb`]: heap.arrayBuffers / 2 ** 20,
+      [`n${size}_service_rss_mb`]: heap.rss / 2 ** 20,
+      [`n${size}_service_rss_peak_mb`]: peakRssMb(service.pid!),
+      [`n${size}_index_terms`]: readiness.terms,
+    };
+  } finally {
+    await stop(service);
+  }
+}
+
+/** MariaDB FULLTEXT over the same chunks and queries, against the BM25 index's top 15. */
+async function fulltext(dataSource: DataSource, search: EmbeddedKnowledgeSearch, size: number) {
+  const started = performance.now();
+  await dataSource.query('ALTER TABLE knowledge_chunk ADD FULLTEXT INDEX ft_bench (breadcrumb, content)');
+  const buildMs = performance.now() - started;
+  const latencies: number[] = [];
+  let overlap = 0;
+  let expected = 0;
+  let empty = 0;
+  // Each query once: a FULLTEXT lookup over common words takes seconds on a loaded machine.
+  for (const query of queries()) {
+    const begun = performance.now();
+    const rows = (await dataSource.query(
+      `SELECT chunk_id, MATCH (breadcrumb, content) AGAINST (? IN NATURAL LANGUAGE MODE) AS score
+         FROM knowledge_chunk WHERE MATCH (breadcrumb, content) AGAINST (? IN NATURAL LANGUAGE MODE)
+        ORDER BY score DESC LIMIT ${LIMIT}`,
+      [query, query],
+    )) as { chunk_id: string }[];
+    latencies.push(performance.now() - begun);
+    if (rows.length === 0) empty += 1;
+    const bm25 = (await search.search(query, LIMIT)).map((hit) => hit.chunk_id);
+    const found = new Set(rows.map((row) => row.chunk_id));
+    expected += bm25.length;
+    overlap += bm25.filter((id) => found.has(id)).length;
+  }
+  await dataSource.query('ALTER TABLE knowledge_chunk DROP INDEX ft_bench');
+  return {
+    [`fulltext_n${size}_index_build_ms`]: buildMs,
+    [`fulltext_n${size}_lookup_p50_ms`]: percentile(latencies, 50),
+    [`fulltext_n${size}_lookup_p99_ms`]: percentile(latencies, 99),
+    [`fulltext_n${size}_top15_overlap_with_bm25`]: overlap / expected,
+    [`fulltext_n${size}_queries_without_result`]: empty,
+  };
+}
+
+/** One row per size: the figures issue 41 asks for, side by side. */
+function printTable(sizes: number[], figures: Record<string, number | string>): void {
+  const columns: [string, string][] = [
+    ['chunks', 'chunks'],
+    ['service_heap_after_gc_mb', 'heap after GC MB'],
+    ['service_array_buffers_mb', 'array buffers MB'],
+    ['service_rss_mb', 'RSS MB'],
+    ['service_rss_peak_mb', 'RSS peak MB'],
+    ['restart_port_open_ms', 'port open ms'],
+    ['restart_ready_ms', 'ready ms'],
+    ['restart_cpu_ms', 'start CPU ms'],
+    ['lookup_p50_ms', 'lookup p50 ms'],
+    ['lookup_p99_ms', 'lookup p99 ms'],
+  ];
+  const cell = (value: number | string | undefined) =>
+    typeof value === 'number' ? (Number.isInteger(value) ? String(value) : value.toFixed(1)) : '-';
+  const rows = [
+    ['runbooks', ...columns.map(([, title]) => title)],
+    ...sizes.map((size) => [String(size), ...columns.map(([key]) => cell(figures[`n${size}_${key}`]))]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  process.stdout.write('\n');
+  for (const row of rows) {
+    process.stdout.write(`  ${row.map((value, i) => value.padStart(widths[i])).join('  ')}\n`);
+  }
+}
+
 async function main(): Promise<void> {
+  // The in-process index logs its loads; the table below says the same.
+  Logger.overrideLogger(['error', 'warn']);
   const database = `bench_knowledge_${process.pid}`;
   const admin = await createConnection(MYSQL);
   await admin.query(`CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
@@ -217,21 +391,43 @@ async function main(): Promise<void> {
       dataSource.getRepository(KnowledgeDocumentEntity),
       dataSource.getRepository(KnowledgeChunkEntity),
     );
-    const figures: Record<string, number> = {};
+    const figures: Record<string, number | string> = {};
     let seeded = 0;
     for (const size of [...SIZES].sort((a, b) => a - b)) {
       await seed(dataSource, seeded, size);
       seeded = size;
+      Object.assign(figures, await restart(database, size));
       Object.assign(figures, await measure(dataSource, knowledge, documentsDir, size));
+      // Printed as each size ends: a later size that fails leaves the earlier figures.
+      printTable(
+        SIZES.filter((value) => value <= size),
+        figures,
+      );
+    }
+    if (FULLTEXT && lastSearch) {
+      try {
+        Object.assign(figures, await fulltext(dataSource, lastSearch, seeded));
+      } catch (error) {
+        process.stderr.write(`knowledge bench: the FULLTEXT comparison failed: ${String(error)}\n`);
+        figures.fulltext_error = String(error).slice(0, 200);
+      }
     }
     const base = Math.min(...SIZES);
     for (const size of SIZES.filter((value) => value !== base)) {
-      for (const figure of ['lookup_p50_ms', 'lookup_p95_ms', 'lookup_cpu_ms', 'upload_p50_ms']) {
+      for (const figure of [
+        'lookup_p50_ms',
+        'lookup_p99_ms',
+        'lookup_cpu_ms',
+        'upload_p50_ms',
+        'service_heap_after_gc_mb',
+        'restart_ready_ms',
+      ]) {
         figures[`ratio_${figure.replace(/_ms$/, '')}_${size}_vs_${base}`] =
-          figures[`n${size}_${figure}`] / figures[`n${base}_${figure}`];
+          Number(figures[`n${size}_${figure}`]) / Number(figures[`n${base}_${figure}`]);
       }
     }
     reportBench('knowledge', figures);
+    printTable(SIZES, figures);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);

@@ -7,6 +7,7 @@ import { KnowledgeIndexVersion1796420000000 } from './1796420000000-KnowledgeInd
 import { KnowledgeDocumentContentHash1796440000000 } from './1796440000000-KnowledgeDocumentContentHash';
 import { AlertIngest1797000000000 } from './1797000000000-AlertIngest';
 import { NotificationDelivery1797100000000 } from './1797100000000-NotificationDelivery';
+import { KnowledgeDocumentListOrder1797200000000 } from './1797200000000-KnowledgeDocumentListOrder';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   KnowledgeDocumentContentHash1796440000000,
   AlertIngest1797000000000,
   NotificationDelivery1797100000000,
+  KnowledgeDocumentListOrder1797200000000,
 ];

@@ -354,9 +354,9 @@ describe('web UI in Chromium', () => {
     const listed = await fetch(`${suite.app.baseUrl}/api/documents/status/INDEXED`, {
       headers: { 'x-api-key': TEST_KEYS.operator },
     });
-    const runbook = ((await listed.json()) as { document_id: string; title: string }[]).find(
-      (document) => document.title === 'Web UI payment runbook',
-    );
+    const runbook = (
+      (await listed.json()) as { documents: { document_id: string; title: string }[] }
+    ).documents.find((document) => document.title === 'Web UI payment runbook');
     stub.load({
       roles: {
         'intent-router': [{ content: 'KNOWLEDGE_QUERY' }],

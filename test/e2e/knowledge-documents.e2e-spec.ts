@@ -110,13 +110,15 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
 
   it('lists documents by status and fault source and returns one by id', async () => {
     const byStatus = (await (await chatFetch(`${first.baseUrl}/api/documents/status/INDEXED`)).json()) as {
-      document_id: string;
-    }[];
-    expect(byStatus.map((d) => d.document_id)).toEqual(expect.arrayContaining([ids.zh, ids.en]));
+      documents: { document_id: string }[];
+      next_cursor: string | null;
+    };
+    expect(byStatus.documents.map((d) => d.document_id)).toEqual(expect.arrayContaining([ids.zh, ids.en]));
+    expect(byStatus.next_cursor).toBeNull();
     const byFault = (await (
       await chatFetch(`${first.baseUrl}/api/documents/faultSource/payment-service`)
-    ).json()) as { document_id: string }[];
-    expect(byFault.map((d) => d.document_id)).toEqual([ids.zh]);
+    ).json()) as { documents: { document_id: string }[] };
+    expect(byFault.documents.map((d) => d.document_id)).toEqual([ids.zh]);
     const one = await chatFetch(`${second.baseUrl}/api/documents/${ids.en}`);
     expect(one.status).toBe(200);
     expect((await chatFetch(`${first.baseUrl}/api/documents/doc-unknown`)).status).toBe(404);
@@ -335,10 +337,11 @@ describe('lookup_knowledge (embedded BM25) and the documents API', () => {
     expect(response.body.file_name).toBe(name);
     expect(response.body.title).toBe('支付超时 排查手册-v2');
     const id = String(response.body.document_id);
-    const listed = (await (await chatFetch(`${second.baseUrl}/api/documents/status/INDEXED`)).json()) as {
-      document_id: string;
-      file_name: string;
-    }[];
+    const listed = (
+      (await (await chatFetch(`${second.baseUrl}/api/documents/status/INDEXED?limit=200`)).json()) as {
+        documents: { document_id: string; file_name: string }[];
+      }
+    ).documents;
     expect(listed.find((document) => document.document_id === id)?.file_name).toBe(name);
     expect(readdirSync(documentsDir)).toContain(`${id}.md`);
     await adminFetch(`${first.baseUrl}/api/documents/${id}`, { method: 'DELETE' });

@@ -186,6 +186,7 @@ describe('every response matches the schema the served OpenAPI document declares
   it('answers the knowledge document endpoints as documented', async () => {
     for (const [name, path] of [
       ['by status', '/api/documents/status/INDEXED'],
+      ['a page by status', '/api/documents/status/INDEXED?limit=1'],
       ['by fault source', '/api/documents/faultSource/payment-service'],
       ['one document', `/api/documents/${documentId}`],
       ['its chunks', `/api/documents/${documentId}/chunks`],
@@ -212,6 +213,20 @@ describe('every response matches the schema the served OpenAPI document declares
     ['no key', '/api/diagnosis/sessions', { key: '' }, 401],
     ['a key without the role', '/api/diagnosis/sessions', { key: TEST_KEYS.chat }, 403],
     ['an unknown document status', '/api/documents/status/NOPE', { key: TEST_KEYS.chat }, 400],
+    ['a documents limit of 0', '/api/documents/status/INDEXED?limit=0', { key: TEST_KEYS.chat }, 400],
+    ['a documents limit over 200', '/api/documents/status/INDEXED?limit=201', { key: TEST_KEYS.chat }, 400],
+    [
+      'a documents cursor it did not issue',
+      '/api/documents/status/INDEXED?cursor=x',
+      { key: TEST_KEYS.chat },
+      400,
+    ],
+    [
+      'a documents cursor it did not issue',
+      '/api/documents/faultSource/payment-service?cursor=x',
+      { key: TEST_KEYS.chat },
+      400,
+    ],
     ['an unknown document', '/api/documents/no-such-doc', { key: TEST_KEYS.chat }, 404],
     ['an unknown document’s chunks', '/api/documents/no-such-doc/chunks', { key: TEST_KEYS.chat }, 404],
     [

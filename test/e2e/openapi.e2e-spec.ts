@@ -49,6 +49,7 @@ describe('OpenAPI document at /api/docs', () => {
         'GET /api/documents/{docId}/chunks',
         'GET /health',
         'POST /api/alerts/alertmanager',
+        'GET /health/live',
         'POST /api/chat',
         'POST /api/documents/upload',
         'POST /api/upload',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { INestApplication } from '@nestjs/common';
 import { createApp } from '../../apps/server/src/bootstrap';
+import { KnowledgeSearchPort } from '../../libs/tools/src/knowledge/knowledge-search.port';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
 
 export interface RunningApp {
@@ -11,13 +12,19 @@ export interface RunningApp {
 
 /**
  * Boots the real application (real MySQL, Redis, config validation) on an ephemeral port.
- * `env` overrides process.env for the duration of the boot only.
+ * `env` overrides process.env for the duration of the boot only. The port opens before the knowledge
+ * index has loaded; unless `awaitKnowledge` is false this waits for the load to end, so a spec's first
+ * lookup searches instead of meeting KNOWLEDGE_INDEX_LOADING.
  */
-export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  { awaitKnowledge = true }: { awaitKnowledge?: boolean } = {},
+): Promise<RunningApp> {
   // Each app counts its own rate limit unless a test shares one on purpose (same prefix).
   const throttle = { REDIS_THROTTLE_KEY_PREFIX: `e2e:throttle:${Math.random().toString(36).slice(2, 10)}` };
   const app = await withEnv({ ...throttle, ...env }, () => createApp());
   await app.listen(0, '127.0.0.1');
+  if (awaitKnowledge) await app.get(KnowledgeSearchPort).loaded();
   const address = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }

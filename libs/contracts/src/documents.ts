@@ -16,6 +16,18 @@ export interface KnowledgeDocumentView {
   updated_at: string;
 }
 
+/** The documents lists (`/api/documents/status/:status`, `/api/documents/faultSource/:faultSource`): a page, newest first. */
+export interface KnowledgeDocumentPage {
+  documents: KnowledgeDocumentView[];
+  limit: number;
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next_cursor: string | null;
+}
+
+/** The largest `limit` of a documents page, and the one used when none is given. */
+export const DOCUMENT_PAGE_MAX_LIMIT = 200;
+export const DOCUMENT_PAGE_DEFAULT_LIMIT = 50;
+
 /** `GET /api/documents/:docId/chunks`: what the knowledge base searches for one document, chunk by chunk. */
 export interface KnowledgeDocumentContent {
   document: KnowledgeDocumentView;

@@ -14,6 +14,8 @@ export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { describeColumnRules } from './mysql/allowlist-description';
 export { EvidenceTools } from './evidence-tools';
+export { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
+export type { KnowledgeIndexReadiness } from './knowledge/knowledge-search.port';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
 export { LogSourcePort } from './logs/log-source.port';
 export type { LogRawResponse, LogTopic } from './logs/log-source.port';

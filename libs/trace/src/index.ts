@@ -31,7 +31,13 @@ export type {
   NotificationDelivery,
 } from './repositories/notification-delivery.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
-export type { KnowledgeChunk, KnowledgeDocument } from './repositories/knowledge.repository';
+export type {
+  DocumentPage,
+  DocumentPosition,
+  KnowledgeChunk,
+  KnowledgeChunkText,
+  KnowledgeDocument,
+} from './repositories/knowledge.repository';
 export { traceConfig } from './config/trace.config';
 export type { TraceConfig } from './config/trace.config';
 export { describePurge, PURGED_TABLES, RetentionService } from './retention/retention.service';

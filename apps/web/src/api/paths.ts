@@ -12,7 +12,8 @@ export const paths = {
     `/api/diagnosis/${part(sessionId)}/trace?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   reasoning: (sessionId: string, runId: string) =>
     `/api/diagnosis/${part(sessionId)}/trace/reasoning?runId=${part(runId)}`,
-  documentsByStatus: (status: DocumentStatus) => `/api/documents/status/${status}`,
+  documentsByStatus: (status: DocumentStatus, limit: number, cursor: string | null) =>
+    `/api/documents/status/${status}?limit=${limit}${cursor ? `&cursor=${part(cursor)}` : ''}`,
   document: (documentId: string) => `/api/documents/${part(documentId)}`,
   documentChunks: (documentId: string) => `/api/documents/${part(documentId)}/chunks`,
   upload: '/api/documents/upload',

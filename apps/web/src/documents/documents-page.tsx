@@ -1,6 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiRequest } from '../api/api-client';
-import type { DocumentStatus, KnowledgeDocumentContent, KnowledgeDocumentView } from '@app/contracts';
+import type {
+  DocumentStatus,
+  KnowledgeDocumentContent,
+  KnowledgeDocumentPage,
+  KnowledgeDocumentView,
+} from '@app/contracts';
 import { paths } from '../api/paths';
 import { useResource } from '../api/use-resource';
 import { formatBytes, formatTime } from '../format';
@@ -11,6 +16,9 @@ const STATUSES: { status: DocumentStatus; label: string }[] = [
   { status: 'PENDING', label: 'Pending' },
   { status: 'FAILED', label: 'Failed' },
 ];
+
+/** Rows fetched per "Load more": the list never asks for (or renders) the whole knowledge base at once. */
+const PAGE_SIZE = 50;
 
 const messageOf = (error: unknown) => (error instanceof ApiError ? error.message : 'The request failed.');
 
@@ -170,13 +178,62 @@ function DocumentContent({ document, apiKey }: { document: KnowledgeDocumentView
   );
 }
 
+interface LaterPages {
+  documents: KnowledgeDocumentView[];
+  nextCursor: string | null;
+}
+
+/**
+ * The first page of a status's documents, and the pages "Load more" appended to it. A new first page
+ * (another status, a reload) drops the appended ones; a page that arrives after that is discarded.
+ */
+function useDocumentPages(apiKey: string, status: DocumentStatus) {
+  const [first, reload] = useResource<KnowledgeDocumentPage>(
+    (signal) => apiRequest(paths.documentsByStatus(status, PAGE_SIZE, null), { apiKey, signal }),
+    [status, apiKey],
+  );
+  const [later, setLater] = useState<LaterPages | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const generation = useRef(0);
+  useEffect(() => {
+    generation.current += 1;
+    setLater(null);
+    setMoreError(null);
+    setLoadingMore(false);
+  }, [first]);
+  const nextCursor = later ? later.nextCursor : first.state === 'ready' ? first.data.next_cursor : null;
+  const loadMore = async () => {
+    if (!nextCursor) return;
+    const started = generation.current;
+    setLoadingMore(true);
+    setMoreError(null);
+    try {
+      const page = await apiRequest<KnowledgeDocumentPage>(
+        paths.documentsByStatus(status, PAGE_SIZE, nextCursor),
+        { apiKey },
+      );
+      if (generation.current !== started) return;
+      setLater((current) => ({
+        documents: [...(current?.documents ?? []), ...page.documents],
+        nextCursor: page.next_cursor,
+      }));
+    } catch (error) {
+      if (generation.current === started) setMoreError(messageOf(error));
+    } finally {
+      if (generation.current === started) setLoadingMore(false);
+    }
+  };
+  return { first, later, nextCursor, loadMore, loadingMore, moreError, reload };
+}
+
 /** The knowledge base the agent searches: upload runbooks, list them by indexing status, delete them. */
 export function DocumentsPage({ apiKey }: { apiKey: string }) {
   const [status, setStatus] = useState<DocumentStatus>('INDEXED');
   const [openId, setOpenId] = useState<string | null>(null);
-  const [documents, reload] = useResource<KnowledgeDocumentView[]>(
-    (signal) => apiRequest(paths.documentsByStatus(status), { apiKey, signal }),
-    [status, apiKey],
+  const { first, later, nextCursor, loadMore, loadingMore, moreError, reload } = useDocumentPages(
+    apiKey,
+    status,
   );
   return (
     <section aria-labelledby="documents-title">
@@ -205,72 +262,96 @@ export function DocumentsPage({ apiKey }: { apiKey: string }) {
           </label>
         ))}
       </fieldset>
-      <ResourceView resource={documents} what="documents">
-        {(list) =>
-          list.length === 0 ? (
+      <ResourceView resource={first} what="documents">
+        {(page) => {
+          const list = [...page.documents, ...(later?.documents ?? [])];
+          return list.length === 0 ? (
             <p class="hint">No {status.toLowerCase()} documents.</p>
           ) : (
-            <TableScroll label="Documents">
-              <table class="documents">
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col">Fault source</th>
-                    <th scope="col">Category</th>
-                    <th scope="col">File</th>
-                    <th scope="col">Chunks</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((document) => [
-                    <tr key={document.document_id} data-document-id={document.document_id}>
-                      <td>
-                        <button
-                          type="button"
-                          class="link"
-                          aria-expanded={openId === document.document_id}
-                          aria-controls={`document-${document.document_id}`}
-                          onClick={() =>
-                            setOpenId(openId === document.document_id ? null : document.document_id)
-                          }
-                        >
-                          {document.title}
-                        </button>
-                      </td>
-                      <td>{document.fault_source ?? '—'}</td>
-                      <td>{document.category ?? '—'}</td>
-                      <td>
-                        {document.file_name} · {formatBytes(document.size_bytes)}
-                      </td>
-                      <td>{document.chunk_count}</td>
-                      <td>
-                        <time dateTime={document.updated_at}>{formatTime(document.updated_at)}</time>
-                      </td>
-                      <td>
-                        <DeleteButton document={document} apiKey={apiKey} onDeleted={reload} />
-                      </td>
-                    </tr>,
-                    openId === document.document_id && (
-                      <tr
-                        key={`${document.document_id}-content`}
-                        id={`document-${document.document_id}`}
-                        class="document-content"
-                      >
-                        <td colSpan={7}>
-                          <DocumentContent document={document} apiKey={apiKey} />
+            <>
+              <TableScroll label="Documents">
+                <table class="documents">
+                  <thead>
+                    <tr>
+                      <th scope="col">Title</th>
+                      <th scope="col">Fault source</th>
+                      <th scope="col">Category</th>
+                      <th scope="col">File</th>
+                      <th scope="col">Chunks</th>
+                      <th scope="col">Updated</th>
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((document) => [
+                      <tr key={document.document_id} data-document-id={document.document_id}>
+                        <td>
+                          <button
+                            type="button"
+                            class="link"
+                            aria-expanded={openId === document.document_id}
+                            aria-controls={`document-${document.document_id}`}
+                            onClick={() =>
+                              setOpenId(openId === document.document_id ? null : document.document_id)
+                            }
+                          >
+                            {document.title}
+                          </button>
                         </td>
-                      </tr>
-                    ),
-                  ])}
-                </tbody>
-              </table>
-            </TableScroll>
-          )
-        }
+                        <td>{document.fault_source ?? '—'}</td>
+                        <td>{document.category ?? '—'}</td>
+                        <td>
+                          {document.file_name} · {formatBytes(document.size_bytes)}
+                        </td>
+                        <td>{document.chunk_count}</td>
+                        <td>
+                          <time dateTime={document.updated_at}>{formatTime(document.updated_at)}</time>
+                        </td>
+                        <td>
+                          <DeleteButton document={document} apiKey={apiKey} onDeleted={reload} />
+                        </td>
+                      </tr>,
+                      openId === document.document_id && (
+                        <tr
+                          key={`${document.document_id}-content`}
+                          id={`document-${document.document_id}`}
+                          class="document-content"
+                        >
+                          <td colSpan={7}>
+                            <DocumentContent document={document} apiKey={apiKey} />
+                          </td>
+                        </tr>
+                      ),
+                    ])}
+                  </tbody>
+                </table>
+              </TableScroll>
+              <nav class="pager" aria-label="More documents">
+                <span>
+                  {list.length} {status.toLowerCase()} document{list.length === 1 ? '' : 's'}
+                  {nextCursor ? ' shown; older ones not loaded yet' : ''}
+                </span>
+                {nextCursor && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={loadingMore}
+                    onClick={() => void loadMore()}
+                  >
+                    {loadingMore ? 'Loading…' : 'Load more'}
+                  </button>
+                )}
+                {moreError && (
+                  <span class="failure" role="alert">
+                    {moreError}
+                  </span>
+                )}
+              </nav>
+            </>
+          );
+        }}
       </ResourceView>
     </section>
   );

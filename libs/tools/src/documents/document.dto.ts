@@ -1,12 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import {
+  DOCUMENT_PAGE_DEFAULT_LIMIT,
+  DOCUMENT_PAGE_MAX_LIMIT,
   DOCUMENT_STATUSES,
   DocumentStatus,
   KnowledgeDocumentContent,
+  KnowledgeDocumentPage,
   KnowledgeDocumentView,
 } from '@app/contracts';
 import type { KnowledgeChunk, KnowledgeDocument } from '@app/trace';
+import type { DocumentListPage } from './documents.service';
 
 export class UploadDocumentDto {
   @ApiProperty({ maxLength: 255 })
@@ -67,6 +72,46 @@ export class DocumentDto implements KnowledgeDocumentView {
       chunk_count: document.chunkCount,
       created_at: document.createdAt.toISOString(),
       updated_at: document.updatedAt.toISOString(),
+    };
+  }
+}
+
+/** A documents list pages by cursor: a page costs the same however many documents there are. */
+export class DocumentPageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: DOCUMENT_PAGE_MAX_LIMIT, default: DOCUMENT_PAGE_DEFAULT_LIMIT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(DOCUMENT_PAGE_MAX_LIMIT)
+  limit?: number;
+
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description: 'The `next_cursor` of the previous page; omitted for the first (newest) page',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+export class DocumentPageDto implements KnowledgeDocumentPage {
+  @ApiProperty({ type: [DocumentDto], description: 'Newest first (created_at, then document_id)' })
+  documents!: DocumentDto[];
+  @ApiProperty() limit!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page',
+  })
+  next_cursor!: string | null;
+
+  static of(page: DocumentListPage): DocumentPageDto {
+    return {
+      documents: page.documents.map((document) => DocumentDto.of(document)),
+      limit: page.limit,
+      next_cursor: page.nextCursor,
     };
   }
 }

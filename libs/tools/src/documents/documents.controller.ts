@@ -6,6 +6,7 @@ import {
   HttpCode,
   Param,
   Post,
+  Query,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
@@ -18,11 +19,20 @@ import {
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiErrorDto, RequireApiKey } from '@app/auth';
-import { DocumentContentDto, DocumentDto, SimpleUploadDto, UploadDocumentDto } from './document.dto';
+import { DOCUMENT_PAGE_DEFAULT_LIMIT } from '@app/contracts';
+import {
+  DocumentContentDto,
+  DocumentDto,
+  DocumentPageDto,
+  DocumentPageQueryDto,
+  SimpleUploadDto,
+  UploadDocumentDto,
+} from './document.dto';
 import { DocumentFileInterceptor } from './document-file.interceptor';
 import { DocumentsService, UploadedFile as UploadedDocument } from './documents.service';
 
@@ -105,18 +115,34 @@ export class DocumentsController {
 
   @Get('documents/status/:status')
   @RequireApiKey('chat')
-  @ApiOkResponse({ type: [DocumentDto] })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Unknown status' })
-  async byStatus(@Param('status') status: string): Promise<DocumentDto[]> {
-    return (await this.documents.listByStatus(status)).map(DocumentDto.of);
+  @ApiOperation({ summary: 'Documents with an indexing status, newest first, a page at a time (cursor)' })
+  @ApiOkResponse({ type: DocumentPageDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Unknown status, invalid limit or cursor' })
+  async byStatus(
+    @Param('status') status: string,
+    @Query() query: DocumentPageQueryDto,
+  ): Promise<DocumentPageDto> {
+    return DocumentPageDto.of(
+      await this.documents.pageByStatus(status, query.limit ?? DOCUMENT_PAGE_DEFAULT_LIMIT, query.cursor),
+    );
   }
 
   @Get('documents/faultSource/:faultSource')
   @RequireApiKey('chat')
-  @ApiOkResponse({ type: [DocumentDto] })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid fault source' })
-  async byFaultSource(@Param('faultSource') faultSource: string): Promise<DocumentDto[]> {
-    return (await this.documents.listByFaultSource(faultSource)).map(DocumentDto.of);
+  @ApiOperation({ summary: 'Documents about a fault source, newest first, a page at a time (cursor)' })
+  @ApiOkResponse({ type: DocumentPageDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid limit or cursor' })
+  async byFaultSource(
+    @Param('faultSource') faultSource: string,
+    @Query() query: DocumentPageQueryDto,
+  ): Promise<DocumentPageDto> {
+    return DocumentPageDto.of(
+      await this.documents.pageByFaultSource(
+        faultSource,
+        query.limit ?? DOCUMENT_PAGE_DEFAULT_LIMIT,
+        query.cursor,
+      ),
+    );
   }
 
   @Get('documents/:docId')

@@ -10,9 +10,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { DOCUMENT_STATUSES, DocumentStatus } from '@app/contracts';
-import { KnowledgeChunk, KnowledgeDocument, KnowledgeRepository } from '@app/trace';
+import {
+  DocumentPage,
+  DocumentPosition,
+  KnowledgeChunk,
+  KnowledgeDocument,
+  KnowledgeRepository,
+} from '@app/trace';
 import { toolsConfig, ToolsConfig } from '../config/tools.config';
 import { chunkDocument } from '../knowledge/markdown-chunker';
+import { decodeDocumentCursor, encodeDocumentCursor } from './document-cursor';
 import { KnowledgeSearchPort } from '../knowledge/knowledge-search.port';
 
 const TYPES: Record<string, string> = {
@@ -33,6 +40,12 @@ export interface DocumentMetadata {
   title?: string;
   category?: string;
   faultSource?: string;
+}
+
+export interface DocumentListPage {
+  documents: KnowledgeDocument[];
+  limit: number;
+  nextCursor: string | null;
 }
 
 /** Runbook ingestion: validated text, original kept under a generated name, chunks in MySQL, index refreshed. */
@@ -114,15 +127,37 @@ export class DocumentsService {
     return entry ?? notFound(documentId);
   }
 
-  listByStatus(status: string): Promise<KnowledgeDocument[]> {
+  /** One page of the documents with a status, newest first; `cursor` is a previous page's next_cursor. */
+  pageByStatus(status: string, limit: number, cursor: string | undefined): Promise<DocumentListPage> {
     if (!(DOCUMENT_STATUSES as readonly string[]).includes(status)) {
       throw new BadRequestException(`status must be one of ${DOCUMENT_STATUSES.join(', ')}`);
     }
-    return this.knowledge.findByStatus(status as DocumentStatus);
+    return this.listPage(limit, cursor, (after) =>
+      this.knowledge.pageByStatus(status as DocumentStatus, limit, after),
+    );
   }
 
-  listByFaultSource(faultSource: string): Promise<KnowledgeDocument[]> {
-    return this.knowledge.findByFaultSource(faultSource);
+  /** One page of the documents about a fault source, newest first. */
+  pageByFaultSource(
+    faultSource: string,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<DocumentListPage> {
+    return this.listPage(limit, cursor, (after) =>
+      this.knowledge.pageByFaultSource(faultSource, limit, after),
+    );
+  }
+
+  private async listPage(
+    limit: number,
+    cursor: string | undefined,
+    read: (after: DocumentPosition | null) => Promise<DocumentPage>,
+  ): Promise<DocumentListPage> {
+    const after = cursor === undefined ? null : decodeDocumentCursor(cursor);
+    if (cursor !== undefined && after === null)
+      throw new BadRequestException('cursor is not one this endpoint issued: pass a next_cursor unchanged');
+    const { documents, next } = await read(after);
+    return { documents, limit, nextCursor: next ? encodeDocumentCursor(next) : null };
   }
 
   /** Removes metadata, chunks and the original; the embedded index drops it before this returns. */

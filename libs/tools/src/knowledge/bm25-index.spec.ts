@@ -1,6 +1,7 @@
 import MiniSearch from 'minisearch';
 import { Bm25Index, Bm25SearchStats } from './bm25-index';
 import { tokenize } from './text-tokenizer';
+import GOLDEN from './bm25-index.golden.json';
 
 const BOOSTS = [2, 1.5, 1];
 
@@ -107,9 +108,9 @@ function bruteForce(docs: Doc[], query: string, limit: number): { key: string; s
     .map(({ key, score }) => ({ key, score }));
 }
 
-function build(docs: Doc[]): Bm25Index<string> {
-  const index = new Bm25Index<string>({ boosts: BOOSTS, tokenize });
-  for (const doc of docs) index.add(doc.key, doc.texts, doc.key);
+function build(docs: Doc[]): Bm25Index {
+  const index = new Bm25Index({ boosts: BOOSTS, tokenize });
+  for (const doc of docs) index.add(doc.key, doc.texts);
   return index;
 }
 
@@ -165,7 +166,7 @@ describe('Bm25Index', () => {
         expectSameRanking(index.search(query, limit), bruteForce(kept, query, limit));
       }
       const readded = removed.slice(0, 20);
-      for (const doc of readded) index.add(doc.key, doc.texts, doc.key);
+      for (const doc of readded) index.add(doc.key, doc.texts);
       for (const query of queries) {
         expectSameRanking(index.search(query, limit), bruteForce([...kept, ...readded], query, limit));
       }
@@ -197,6 +198,55 @@ describe('Bm25Index', () => {
     }
   });
 
+  // Rankings the previous index (number[] postings, entry texts kept in the heap) produced on these
+  // corpora, recorded before it was replaced: the compact index must give the same keys and scores.
+  it.each(GOLDEN.map((entry) => [entry.seed, entry.entries, entry.words, entry.limit, entry] as const))(
+    'seed %i: %i entries over %i words, top %i equals the previous index',
+    (seed, size, words, limit, { rankings }) => {
+      const { docs, queries } = corpus(seed, size, words);
+      expect(rankings.map((ranking) => ranking.query)).toEqual(queries);
+      const index = build(docs);
+      for (const { query, hits } of rankings) {
+        const expected = hits.map(([key, score]) => ({ key: String(key), score: Number(score) }));
+        expectSameRanking(index.search(query, limit), expected);
+      }
+    },
+  );
+
+  it("removes a document's entries together and forgets terms no entry has any more", () => {
+    const { docs, queries } = corpus(41, 300, 100);
+    const index = build(docs);
+    const unique = { key: 'only', texts: ['zzunique', '', 'zzunique words'] as [string, string, string] };
+    index.add(unique.key, unique.texts);
+    const removed = docs.filter((_, i) => i % 4 === 0).map((doc) => doc.key);
+    expect(index.removeAll([...removed, 'unknown', 'only'])).toBe(removed.length + 1);
+    expect(index.search('zzunique', 5)).toEqual([]);
+    expect(index.footprint().terms).toBeLessThan(
+      new Set(docs.flatMap((doc) => doc.texts.flatMap((field) => tokenize(field)))).size + 1,
+    );
+    const kept = docs.filter((_, i) => i % 4 !== 0);
+    for (const query of queries) expectSameRanking(index.search(query, 10), bruteForce(kept, query, 10));
+    const { postings } = index.footprint();
+    expect(postings).toBe(
+      kept.reduce((sum, doc) => sum + new Set(doc.texts.flatMap((field) => tokenize(field))).size, 0),
+    );
+  });
+
+  it.each([
+    ['below the cap', 500, 500],
+    ['at the cap', 1023, 1023],
+    ['above the cap (saturates)', 1500, 1023],
+  ])('packs a term frequency %s', (_name, repeats, counted) => {
+    const index = new Bm25Index({ boosts: BOOSTS, tokenize });
+    index.add('many', ['', '', Array.from({ length: repeats }, () => 'pool').join(' ')]);
+    index.add('few', ['', '', 'pool x']);
+    const reference = [
+      { key: 'many', texts: ['', '', Array.from({ length: counted }, () => 'pool').join(' ')] },
+      { key: 'few', texts: ['', '', 'pool x'] },
+    ] as Doc[];
+    expectSameRanking(index.search('pool', 2), bruteForce(reference, 'pool', 2));
+  });
+
   it('scores only a fraction of the matching entries when a rare term decides the top k', () => {
     const docs: Doc[] = Array.from({ length: 2000 }, (_, i) => ({
       key: `d${i}`,
@@ -217,16 +267,16 @@ describe('Bm25Index', () => {
     ['a zero limit', 'timeout', 0, []],
     ['a repeated term (counted again, like MiniSearch)', 'timeout timeout', 5, ['b', 'a']],
   ])('answers %s', (_name, query, limit, keys) => {
-    const index = new Bm25Index<null>({ boosts: BOOSTS, tokenize });
-    index.add('a', ['pool', '', 'timeout pool pool pool pool pool'], null);
-    index.add('b', ['timeout', '', 'short'], null);
+    const index = new Bm25Index({ boosts: BOOSTS, tokenize });
+    index.add('a', ['pool', '', 'timeout pool pool pool pool pool']);
+    index.add('b', ['timeout', '', 'short']);
     expect(index.search(query, limit).map((hit) => hit.key)).toEqual(keys);
   });
 
   it('refuses a duplicate key and reports removing an unknown one', () => {
-    const index = new Bm25Index<null>({ boosts: BOOSTS, tokenize });
-    index.add('a', ['x', 'y', 'z'], null);
-    expect(() => index.add('a', ['x', 'y', 'z'], null)).toThrow('duplicate index key a');
+    const index = new Bm25Index({ boosts: BOOSTS, tokenize });
+    index.add('a', ['x', 'y', 'z']);
+    expect(() => index.add('a', ['x', 'y', 'z'])).toThrow('duplicate index key a');
     expect(index.remove('b')).toBe(false);
     expect(index.remove('a')).toBe(true);
     expect(index.search('x', 5)).toEqual([]);
@@ -234,10 +284,10 @@ describe('Bm25Index', () => {
   });
 
   it('keeps Chinese bigram matching: 支付超时 finds 支付 and 超时 entries, best the one with both', () => {
-    const index = new Bm25Index<null>({ boosts: BOOSTS, tokenize });
-    index.add('both', ['', '', '支付接口超时排查'], null);
-    index.add('pay', ['', '', '支付成功率下降'], null);
-    index.add('other', ['', '', '磁盘空间不足'], null);
+    const index = new Bm25Index({ boosts: BOOSTS, tokenize });
+    index.add('both', ['', '', '支付接口超时排查']);
+    index.add('pay', ['', '', '支付成功率下降']);
+    index.add('other', ['', '', '磁盘空间不足']);
     expect(index.search('支付超时', 5).map((hit) => hit.key)).toEqual(['both', 'pay']);
   });
 });

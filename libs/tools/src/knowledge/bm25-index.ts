@@ -1,17 +1,22 @@
 /**
- * An in-memory BM25 index with MaxScore top-k retrieval (docs/architecture.md, knowledge base).
+ * A compact in-memory BM25 index with MaxScore top-k retrieval (docs/knowledge.md).
  *
  * Scoring is MiniSearch's, which the knowledge base used before and whose rankings tests pin: per query
  * term and field, BM25+ (k 1.2, b 0.7, d 0.5) with the field's own document frequency and its length
  * counted in distinct terms; a repeated query term counts again; the sum is multiplied by the number
- * of distinct query terms the entry matched. What differs is the work per query: postings are kept in
- * id order with an upper bound per term, so a term whose bound can no longer lift an entry into the
- * current top k is only probed for the entries other terms found (MaxScore), instead of every matching
- * entry being scored, materialised and sorted. Adding or removing an entry touches only its own terms.
+ * of distinct query terms the entry matched. Postings are kept in id order with an upper bound per term,
+ * so a term whose bound can no longer lift an entry into the current top k is only probed for the
+ * entries other terms found (MaxScore).
+ *
+ * The index holds only what ranking needs, in typed arrays: per term one Uint32Array of (entry id,
+ * packed term frequencies) pairs, per-term statistics in arrays indexed by a term number, field lengths
+ * per entry. Entry texts are not kept (the caller keeps them elsewhere, e.g. MySQL, and fetches the
+ * top k by key). Term frequencies are packed 32 / fields bits each and saturate there (1023 with three
+ * fields), which only a text repeating one term over a thousand times reaches.
  */
 
 export interface Bm25IndexOptions {
-  /** Weight of each indexed field, in the order the texts are given to `add`. */
+  /** Weight of each indexed field, in the order the texts are given to `add` (at most 4 fields). */
   boosts: readonly number[];
   tokenize: (text: string) => string[];
 }
@@ -24,10 +29,18 @@ export interface Bm25SearchStats {
   scored: number;
 }
 
-export interface Bm25Hit<T> {
+export interface Bm25Hit {
   key: string;
-  payload: T;
   score: number;
+}
+
+/** What the index holds, for health and benches. */
+export interface Bm25IndexFootprint {
+  entries: number;
+  terms: number;
+  postings: number;
+  /** Bytes of the typed arrays (postings, statistics, lengths); strings and maps come on top. */
+  typedArrayBytes: number;
 }
 
 const K = 1.2;
@@ -39,64 +52,86 @@ const AVERAGE_HEADROOM = 1.05;
 const SEEDED_ENTRIES = 64;
 /** Pruning only when a bound is below the threshold by more than float rounding could explain. */
 const ROUNDING = 1 + 1e-9;
-
-interface Postings {
-  /** Entry ids, ascending (ids only grow, so an add appends). */
-  ids: number[];
-  /** Term frequency per field, `fields` numbers per posting. */
-  tfs: number[];
-  /** Number of entries with the term in each field. */
-  df: number[];
-  /** Per field, the largest term-frequency part of any posting, valid while the average length <= cap. */
-  maxPart: number[];
-  averageCap: number[];
-}
-
-interface Entry<T> {
-  key: string;
-  payload: T;
-  terms: string[];
-}
+/** A new term's posting capacity (pairs): most terms are rare. */
+const INITIAL_POSTINGS = 1;
 
 interface QueryTerm {
-  postings: Postings;
+  /** (id, packed frequencies) pairs; `count` of them are in use. */
+  postings: Uint32Array;
+  count: number;
   weight: number;
   /** Position among the query's distinct terms: contributions are summed in this order. */
   order: number;
   idf: number[];
   bound: number;
+  /** Pair index of the next posting to visit. */
   cursor: number;
 }
 
-export class Bm25Index<T> {
+export class Bm25Index {
   private readonly fields: number;
-  private readonly postings = new Map<string, Postings>();
-  private readonly entries = new Map<number, Entry<T>>();
+  private readonly tfBits: number;
+  private readonly tfMax: number;
+  /** Term number per term; numbers of removed terms are reused. */
+  private readonly termNumbers = new Map<string, number>();
+  private readonly freeTerms: number[] = [];
+  private termCapacity = 0;
+  private postings: Uint32Array[] = [];
+  /** Pairs in use per term number. */
+  private postingCounts = new Int32Array(0);
+  /** Per term number and field: entries with the term in the field. */
+  private documentFrequency = new Int32Array(0);
+  /** Per term number and field: the largest term-frequency part, valid while the average length <= cap. */
+  private maxPart = new Float64Array(0);
+  private averageCap = new Float64Array(0);
+  /** Entry key per id (undefined once removed) and id per key. */
+  private readonly keys: (string | undefined)[] = [];
   private readonly idOf = new Map<string, number>();
   /** Distinct terms per field of every entry ever added, `fields` numbers per id. */
-  private readonly lengths: number[] = [];
+  private lengths = new Uint32Array(0);
   private readonly totalLength: number[];
   private nextId = 0;
+  private postingTotal = 0;
 
   constructor(private readonly options: Bm25IndexOptions) {
     this.fields = options.boosts.length;
+    if (this.fields < 1 || this.fields > 4) throw new Error('a BM25 index has 1 to 4 fields');
+    this.tfBits = Math.floor(32 / this.fields);
+    this.tfMax = 2 ** this.tfBits - 1;
     this.totalLength = new Array<number>(this.fields).fill(0);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.idOf.size;
   }
 
   has(key: string): boolean {
     return this.idOf.has(key);
   }
 
+  footprint(): Bm25IndexFootprint {
+    let typedArrayBytes =
+      this.postingCounts.byteLength +
+      this.documentFrequency.byteLength +
+      this.maxPart.byteLength +
+      this.averageCap.byteLength +
+      this.lengths.byteLength;
+    for (const list of this.postings) typedArrayBytes += list?.byteLength ?? 0;
+    return {
+      entries: this.size,
+      terms: this.termNumbers.size,
+      postings: this.postingTotal,
+      typedArrayBytes,
+    };
+  }
+
   /** Indexes one entry; `texts` holds one text per field. A key already present is an error. */
-  add(key: string, texts: readonly string[], payload: T): void {
+  add(key: string, texts: readonly string[]): void {
     if (this.idOf.has(key)) throw new Error(`duplicate index key ${key}`);
     if (texts.length !== this.fields) throw new Error(`expected ${this.fields} field texts`);
     const id = this.nextId;
     this.nextId += 1;
+    this.ensureEntryCapacity(id + 1);
     const frequencies = new Map<string, number[]>();
     for (let field = 0; field < this.fields; field += 1) {
       const tokens = this.options.tokenize(texts[field]);
@@ -109,60 +144,58 @@ export class Bm25Index<T> {
       this.lengths[id * this.fields + field] = length;
       this.totalLength[field] += length;
     }
-    this.entries.set(id, { key, payload, terms: [...frequencies.keys()] });
+    this.keys[id] = key;
     this.idOf.set(key, id);
     for (const [term, tf] of frequencies) {
-      let postings = this.postings.get(term);
-      if (!postings) {
-        postings = {
-          ids: [],
-          tfs: [],
-          df: new Array<number>(this.fields).fill(0),
-          maxPart: new Array<number>(this.fields).fill(0),
-          averageCap: new Array<number>(this.fields).fill(0),
-        };
-        this.postings.set(term, postings);
-      }
-      postings.ids.push(id);
+      const number = this.termNumber(term);
+      let packed = 0;
       for (let field = 0; field < this.fields; field += 1) {
-        postings.tfs.push(tf[field]);
-        if (tf[field] === 0) continue;
-        postings.df[field] += 1;
+        const frequency = Math.min(tf[field], this.tfMax);
+        packed = (packed | (frequency << (this.tfBits * field))) >>> 0;
+        if (frequency === 0) continue;
+        const at = number * this.fields + field;
+        this.documentFrequency[at] += 1;
         const part = termFrequencyPart(
-          tf[field],
+          frequency,
           this.lengths[id * this.fields + field],
-          postings.averageCap[field],
+          this.averageCap[at],
         );
-        if (part > postings.maxPart[field]) postings.maxPart[field] = part;
+        if (part > this.maxPart[at]) this.maxPart[at] = part;
       }
+      this.append(number, id, packed);
     }
   }
 
-  /** Removes an entry; returns whether it was there. Bounds stay valid (an upper bound may only loosen). */
+  /** Removes an entry; returns whether it was there. */
   remove(key: string): boolean {
-    const id = this.idOf.get(key);
-    if (id === undefined) return false;
-    const entry = this.entries.get(id)!;
-    for (const term of entry.terms) {
-      const postings = this.postings.get(term)!;
-      const at = lowerBound(postings.ids, id, 0);
+    return this.removeAll([key]) === 1;
+  }
+
+  /**
+   * Removes the entries with these keys (unknown keys are skipped); returns how many were removed. The
+   * index keeps no term list per entry, so this visits every term once: remove a document's entries
+   * together. Bounds stay valid (an upper bound may only loosen).
+   */
+  removeAll(keys: readonly string[]): number {
+    const ids: number[] = [];
+    for (const key of keys) {
+      const id = this.idOf.get(key);
+      if (id === undefined) continue;
+      ids.push(id);
+      this.idOf.delete(key);
+      this.keys[id] = undefined;
       for (let field = 0; field < this.fields; field += 1) {
-        if (postings.tfs[at * this.fields + field] > 0) postings.df[field] -= 1;
+        this.totalLength[field] -= this.lengths[id * this.fields + field];
       }
-      postings.ids.splice(at, 1);
-      postings.tfs.splice(at * this.fields, this.fields);
-      if (postings.ids.length === 0) this.postings.delete(term);
     }
-    for (let field = 0; field < this.fields; field += 1) {
-      this.totalLength[field] -= this.lengths[id * this.fields + field];
-    }
-    this.entries.delete(id);
-    this.idOf.delete(key);
-    return true;
+    if (ids.length === 0) return 0;
+    ids.sort((a, b) => a - b);
+    for (const [term, number] of [...this.termNumbers]) this.dropPostings(term, number, ids);
+    return ids.length;
   }
 
   /** The `limit` best entries for the query, best first; equal scores keep insertion order. */
-  search(query: string, limit: number, stats?: Bm25SearchStats): Bm25Hit<T>[] {
+  search(query: string, limit: number, stats?: Bm25SearchStats): Bm25Hit[] {
     const terms = this.queryTerms(query);
     if (terms.length === 0 || limit <= 0) return [];
     terms.sort((a, b) => a.bound - b.bound);
@@ -185,14 +218,14 @@ export class Bm25Index<T> {
     // A good threshold early is what lets the other terms be skipped: score the first entries of the
     // most selective term up front (the walk below then passes over them).
     const seeded = new Set<number>();
-    const seed = terms[terms.length - 1].postings.ids;
-    for (let at = 0; at < Math.min(seed.length, SEEDED_ENTRIES); at += 1) {
-      const id = seed[at];
+    const seed = terms[terms.length - 1];
+    for (let at = 0; at < Math.min(seed.count, SEEDED_ENTRIES); at += 1) {
+      const id = seed.postings[at * 2];
       contributions.fill(0);
       let matched = 0;
       for (const term of terms) {
-        const position = lowerBound(term.postings.ids, id, 0);
-        if (term.postings.ids[position] !== id) continue;
+        const position = lowerBound(term.postings, term.count, id, 0);
+        if (idAt(term, position) !== id) continue;
         contributions[term.order] = this.contribution(term, position, id);
         matched += 1;
       }
@@ -206,15 +239,13 @@ export class Bm25Index<T> {
     for (;;) {
       let id = Infinity;
       for (let i = nonEssential; i < terms.length; i += 1) {
-        const term = terms[i];
-        if (term.cursor < term.postings.ids.length && term.postings.ids[term.cursor] < id) {
-          id = term.postings.ids[term.cursor];
-        }
+        const next = idAt(terms[i], terms[i].cursor);
+        if (next < id) id = next;
       }
       if (id === Infinity) break;
       if (seeded.has(id)) {
         for (let i = nonEssential; i < terms.length; i += 1) {
-          if (terms[i].postings.ids[terms[i].cursor] === id) terms[i].cursor += 1;
+          if (idAt(terms[i], terms[i].cursor) === id) terms[i].cursor += 1;
         }
         continue;
       }
@@ -224,7 +255,7 @@ export class Bm25Index<T> {
       let boundSum = sums[nonEssential];
       for (let i = nonEssential; i < terms.length; i += 1) {
         const term = terms[i];
-        if (term.postings.ids[term.cursor] !== id) continue;
+        if (idAt(term, term.cursor) !== id) continue;
         hits[matched] = i;
         matched += 1;
         boundSum += term.bound;
@@ -249,8 +280,8 @@ export class Bm25Index<T> {
           break;
         }
         const term = terms[i];
-        term.cursor = lowerBound(term.postings.ids, id, term.cursor);
-        if (term.postings.ids[term.cursor] !== id) continue;
+        term.cursor = lowerBound(term.postings, term.count, id, term.cursor);
+        if (idAt(term, term.cursor) !== id) continue;
         const contribution = this.contribution(term, term.cursor, id);
         contributions[term.order] = contribution;
         partial += contribution;
@@ -260,52 +291,155 @@ export class Bm25Index<T> {
       if (stats) stats.scored += 1;
       if (top.offer(id, total(contributions) * matched)) raiseThreshold();
     }
-    return top.sorted().map(({ id, score }) => {
-      const entry = this.entries.get(id)!;
-      return { key: entry.key, payload: entry.payload, score };
-    });
+    return top.sorted().map(({ id, score }) => ({ key: this.keys[id]!, score }));
+  }
+
+  private termNumber(term: string): number {
+    const known = this.termNumbers.get(term);
+    if (known !== undefined) return known;
+    const number = this.freeTerms.pop() ?? this.termNumbers.size;
+    if (number >= this.termCapacity) this.growTerms(Math.max(1024, this.termCapacity * 2));
+    this.termNumbers.set(term, number);
+    this.postings[number] = new Uint32Array(INITIAL_POSTINGS * 2);
+    this.postingCounts[number] = 0;
+    for (let field = 0; field < this.fields; field += 1) {
+      const at = number * this.fields + field;
+      this.documentFrequency[at] = 0;
+      this.maxPart[at] = 0;
+      this.averageCap[at] = 0;
+    }
+    return number;
+  }
+
+  private growTerms(capacity: number): void {
+    const grow = <A extends Int32Array | Float64Array>(from: A, make: (length: number) => A): A => {
+      const to = make(capacity * this.fields);
+      to.set(from);
+      return to;
+    };
+    const counts = new Int32Array(capacity);
+    counts.set(this.postingCounts);
+    this.postingCounts = counts;
+    this.documentFrequency = grow(this.documentFrequency, (length) => new Int32Array(length));
+    this.maxPart = grow(this.maxPart, (length) => new Float64Array(length));
+    this.averageCap = grow(this.averageCap, (length) => new Float64Array(length));
+    this.termCapacity = capacity;
+  }
+
+  private ensureEntryCapacity(entries: number): void {
+    if (entries * this.fields <= this.lengths.length) return;
+    const lengths = new Uint32Array(Math.max(1024, entries * 2) * this.fields);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+  }
+
+  /** Appends a posting (ids only grow, so the list stays in id order), doubling the list when full. */
+  private append(number: number, id: number, packed: number): void {
+    let list = this.postings[number];
+    const count = this.postingCounts[number];
+    if ((count + 1) * 2 > list.length) {
+      const grown = new Uint32Array(Math.max(2, list.length * 2));
+      grown.set(list);
+      this.postings[number] = list = grown;
+    }
+    list[count * 2] = id;
+    list[count * 2 + 1] = packed;
+    this.postingCounts[number] = count + 1;
+    this.postingTotal += 1;
+  }
+
+  /** Drops the postings of the (sorted) removed ids from one term; forgets the term when none is left. */
+  private dropPostings(term: string, number: number, ids: number[]): void {
+    const list = this.postings[number];
+    const count = this.postingCounts[number];
+    if (count === 0 || ids[ids.length - 1] < list[0] || ids[0] > list[(count - 1) * 2]) return;
+    let write = 0;
+    let next = 0;
+    for (let read = 0; read < count; read += 1) {
+      const id = list[read * 2];
+      while (next < ids.length && ids[next] < id) next += 1;
+      if (next < ids.length && ids[next] === id) {
+        const packed = list[read * 2 + 1];
+        for (let field = 0; field < this.fields; field += 1) {
+          if (this.frequency(packed, field) > 0) this.documentFrequency[number * this.fields + field] -= 1;
+        }
+        continue;
+      }
+      if (write !== read) {
+        list[write * 2] = id;
+        list[write * 2 + 1] = list[read * 2 + 1];
+      }
+      write += 1;
+    }
+    this.postingTotal -= count - write;
+    this.postingCounts[number] = write;
+    if (write > 0) {
+      // Give back what a shrunk list no longer needs.
+      if (write * 8 <= list.length) this.postings[number] = list.slice(0, write * 4);
+      return;
+    }
+    this.termNumbers.delete(term);
+    this.postings[number] = EMPTY;
+    this.freeTerms.push(number);
+  }
+
+  private frequency(packed: number, field: number): number {
+    return this.fields === 1 ? packed : (packed >>> (this.tfBits * field)) & this.tfMax;
   }
 
   private queryTerms(query: string): QueryTerm[] {
     const weights = new Map<string, number>();
     for (const token of this.options.tokenize(query)) weights.set(token, (weights.get(token) ?? 0) + 1);
-    const count = this.entries.size;
+    const count = this.size;
     const terms: QueryTerm[] = [];
     for (const [term, weight] of weights) {
-      const postings = this.postings.get(term);
-      if (!postings) continue;
-      const idf = postings.df.map((df) => Math.log(1 + (count - df + 0.5) / (df + 0.5)));
+      const number = this.termNumbers.get(term);
+      if (number === undefined) continue;
+      const idf: number[] = [];
       let bound = 0;
       for (let field = 0; field < this.fields; field += 1) {
-        if (postings.df[field] === 0) continue;
-        this.refreshBound(postings, field);
-        bound += this.options.boosts[field] * idf[field] * (D + postings.maxPart[field]);
+        const df = this.documentFrequency[number * this.fields + field];
+        idf.push(Math.log(1 + (count - df + 0.5) / (df + 0.5)));
+        if (df === 0) continue;
+        this.refreshBound(number, field);
+        bound += this.options.boosts[field] * idf[field] * (D + this.maxPart[number * this.fields + field]);
       }
-      terms.push({ postings, weight, order: terms.length, idf, bound: bound * weight, cursor: 0 });
+      terms.push({
+        postings: this.postings[number],
+        count: this.postingCounts[number],
+        weight,
+        order: terms.length,
+        idf,
+        bound: bound * weight,
+        cursor: 0,
+      });
     }
     return terms;
   }
 
   /** Recomputes a field's bound when the average length has outgrown the one it was computed for. */
-  private refreshBound(postings: Postings, field: number): void {
+  private refreshBound(number: number, field: number): void {
+    const at = number * this.fields + field;
     const average = this.averageLength(field);
-    if (average <= postings.averageCap[field]) return;
+    if (average <= this.averageCap[at]) return;
     const cap = average * AVERAGE_HEADROOM;
+    const list = this.postings[number];
     let max = 0;
-    for (let at = 0; at < postings.ids.length; at += 1) {
-      const tf = postings.tfs[at * this.fields + field];
+    for (let pair = 0; pair < this.postingCounts[number]; pair += 1) {
+      const tf = this.frequency(list[pair * 2 + 1], field);
       if (tf === 0) continue;
-      const part = termFrequencyPart(tf, this.lengths[postings.ids[at] * this.fields + field], cap);
+      const part = termFrequencyPart(tf, this.lengths[list[pair * 2] * this.fields + field], cap);
       if (part > max) max = part;
     }
-    postings.maxPart[field] = max;
-    postings.averageCap[field] = cap;
+    this.maxPart[at] = max;
+    this.averageCap[at] = cap;
   }
 
   private contribution(term: QueryTerm, at: number, id: number): number {
+    const packed = term.postings[at * 2 + 1];
     let score = 0;
     for (let field = 0; field < this.fields; field += 1) {
-      const tf = term.postings.tfs[at * this.fields + field];
+      const tf = this.frequency(packed, field);
       if (tf === 0) continue;
       const length = this.lengths[id * this.fields + field];
       score +=
@@ -317,8 +451,15 @@ export class Bm25Index<T> {
   }
 
   private averageLength(field: number): number {
-    return this.entries.size === 0 ? 0 : this.totalLength[field] / this.entries.size;
+    return this.size === 0 ? 0 : this.totalLength[field] / this.size;
   }
+}
+
+const EMPTY = new Uint32Array(0);
+
+/** The entry id at a pair index, Infinity past the end. */
+function idAt(term: QueryTerm, at: number): number {
+  return at < term.count ? term.postings[at * 2] : Infinity;
 }
 
 /** Summed in query-term order, whatever order they were computed in: equal inputs, equal scores. */
@@ -334,20 +475,20 @@ function termFrequencyPart(tf: number, length: number, average: number): number 
   return (tf * (K + 1)) / (tf + K * (1 - B + B * relative));
 }
 
-/** First position at or after `from` whose id is >= target (galloping, then binary search). */
-function lowerBound(ids: number[], target: number, from: number): number {
+/** First pair index at or after `from` whose id is >= target (galloping, then binary search). */
+function lowerBound(pairs: Uint32Array, count: number, target: number, from: number): number {
   let low = from;
   let step = 1;
   let high = from;
-  while (high < ids.length && ids[high] < target) {
+  while (high < count && pairs[high * 2] < target) {
     low = high + 1;
     high += step;
     step *= 2;
   }
-  high = Math.min(high, ids.length);
+  high = Math.min(high, count);
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (ids[mid] < target) low = mid + 1;
+    if (pairs[mid * 2] < target) low = mid + 1;
     else high = mid;
   }
   return low;

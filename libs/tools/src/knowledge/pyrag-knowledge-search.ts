@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolFailure } from '@app/harness';
-import { KnowledgeHit, KnowledgeSearchPort } from './knowledge-search.port';
+import { KnowledgeHit, KnowledgeIndexReadiness, KnowledgeSearchPort } from './knowledge-search.port';
 import type { LookupKnowledgeFailureCode } from './lookup-knowledge.codes';
 
 export interface PyRagOptions {
@@ -62,6 +62,12 @@ export class PyRagKnowledgeSearch extends KnowledgeSearchPort {
 
   /** The embedded index has nothing to refresh here: py-rag rebuilds its own collections. */
   async refresh(): Promise<void> {}
+
+  readiness(): KnowledgeIndexReadiness {
+    return { state: 'external' };
+  }
+
+  async loaded(): Promise<void> {}
 
   private async request(path: string, signal: AbortSignal, init: RequestInit): Promise<unknown> {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);

@@ -4,8 +4,8 @@ import { MILLIS, NOW_MILLIS } from './columns';
 
 /** Uploaded runbook metadata; the original file is kept under the configured documents directory. */
 @Entity({ name: 'knowledge_document' })
-@Index('idx_knowledge_document_status', ['status'])
-@Index('idx_knowledge_document_fault_source', ['faultSource'])
+@Index('idx_knowledge_document_status_created', ['status', 'createdAt', 'documentId'])
+@Index('idx_knowledge_document_fault_source_created', ['faultSource', 'createdAt', 'documentId'])
 @Index('idx_knowledge_document_content_sha256', ['contentSha256'], { unique: true })
 export class KnowledgeDocumentEntity {
   @PrimaryColumn({ name: 'document_id', type: 'varchar', length: 64 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, MoreThan, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { KnowledgeChunkEntity } from '../entities/knowledge-chunk.entity';
 import type { DocumentStatus } from '@app/contracts';
 import { KnowledgeDocumentEntity } from '../entities/knowledge-document.entity';
@@ -10,10 +10,42 @@ export type KnowledgeChunk = KnowledgeChunkEntity;
 export type NewKnowledgeDocument = Omit<KnowledgeDocumentEntity, 'createdAt' | 'updatedAt' | 'chunkCount'>;
 export type NewKnowledgeChunk = Pick<KnowledgeChunkEntity, 'chunkIndex' | 'breadcrumb' | 'content'>;
 
+/** Searchable documents with their chunk texts, as an index build reads them. */
+export interface IndexSourcePage {
+  last: string | null;
+  documents: {
+    documentId: string;
+    title: string;
+    chunks: { chunkId: string; breadcrumb: string; content: string }[];
+  }[];
+}
+
+/** Where a documents page ended: the list is ordered by (created_at, document_id), newest first. */
+export interface DocumentPosition {
+  createdAt: Date;
+  documentId: string;
+}
+
+export interface DocumentPage {
+  documents: KnowledgeDocument[];
+  /** Where the next page starts; null on the last page. */
+  next: DocumentPosition | null;
+}
+
 /** Documents changed after a version, and the version they bring an index to. */
 export interface KnowledgeChanges {
   version: number;
   documentIds: string[];
+}
+
+/** A chunk's text with its document's title and file name: what a search returns for one hit. */
+export interface KnowledgeChunkText {
+  chunkId: string;
+  documentId: string;
+  title: string;
+  fileName: string;
+  breadcrumb: string;
+  content: string;
 }
 
 /** Knowledge documents and their chunks; MySQL is the source of truth every search index is built from. */
@@ -54,12 +86,57 @@ export class KnowledgeRepository {
     return this.documents.findOneBy({ documentId });
   }
 
-  findByStatus(status: DocumentStatus): Promise<KnowledgeDocument[]> {
-    return this.documents.find({ where: { status }, order: { createdAt: 'DESC' } });
+  /** One page of the documents with this status, newest first (keyset on created_at, document_id). */
+  pageByStatus(status: DocumentStatus, limit: number, after: DocumentPosition | null): Promise<DocumentPage> {
+    return this.page('status', 'idx_knowledge_document_status_created', status, limit, after);
   }
 
-  findByFaultSource(faultSource: string): Promise<KnowledgeDocument[]> {
-    return this.documents.find({ where: { faultSource }, order: { createdAt: 'DESC' } });
+  /** One page of the documents about this fault source, newest first (keyset on created_at, document_id). */
+  pageByFaultSource(
+    faultSource: string,
+    limit: number,
+    after: DocumentPosition | null,
+  ): Promise<DocumentPage> {
+    return this.page(
+      'fault_source',
+      'idx_knowledge_document_fault_source_created',
+      faultSource,
+      limit,
+      after,
+    );
+  }
+
+  private async page(
+    column: 'status' | 'fault_source',
+    index: string,
+    value: string,
+    limit: number,
+    after: DocumentPosition | null,
+  ): Promise<DocumentPage> {
+    // The index hint and the redundant `created_at <= ?` make the page a range that starts at the
+    // cursor, whatever MariaDB would otherwise guess for a popular value (as for the session list).
+    const query = this.documents
+      .createQueryBuilder('d')
+      .useIndex(index)
+      .where(`d.${column} = :value`, { value })
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.document_id', 'DESC')
+      .limit(limit + 1);
+    if (after) {
+      query
+        .andWhere('d.created_at <= :at', { at: after.createdAt })
+        .andWhere('(d.created_at < :at OR (d.created_at = :at AND d.document_id < :id))', {
+          at: after.createdAt,
+          id: after.documentId,
+        });
+    }
+    const rows = await query.getMany();
+    const documents = rows.slice(0, limit);
+    const last = documents[documents.length - 1];
+    return {
+      documents,
+      next: rows.length > limit ? { createdAt: last.createdAt, documentId: last.documentId } : null,
+    };
   }
 
   findByContentHash(contentSha256: string): Promise<KnowledgeDocument | null> {
@@ -91,30 +168,36 @@ export class KnowledgeRepository {
   }
 
   /**
-   * One page of the searchable documents with their chunks, in id order after `afterDocumentId` (''
-   * for the first): how an index is built from scratch. `last` is the cursor for the next page, null
-   * after the last one.
+   * One page of the searchable documents with the texts an index is built from, in id order after
+   * `afterDocumentId` ('' for the first): how an index is built from scratch. Plain rows, not entities:
+   * a build reads every chunk once. `last` is the cursor for the next page, null after the last one.
    */
-  async indexedDocumentsAfter(
-    afterDocumentId: string,
-    limit: number,
-  ): Promise<{
-    last: string | null;
-    documents: { document: KnowledgeDocument; chunks: KnowledgeChunk[] }[];
-  }> {
-    const page = await this.documents.find({
-      select: { documentId: true },
-      where: { status: 'INDEXED', documentId: MoreThan(afterDocumentId) },
-      order: { documentId: 'ASC' },
-      take: limit,
-    });
-    const ids = page.map((row) => row.documentId);
-    const loaded = await this.chunksOf(ids);
-    const byId = new Map(loaded.map((entry) => [entry.document.documentId, entry]));
-    return {
-      last: ids.length === 0 ? null : ids[ids.length - 1],
-      documents: ids.flatMap((id) => byId.get(id) ?? []),
-    };
+  async indexedDocumentsAfter(afterDocumentId: string, limit: number): Promise<IndexSourcePage> {
+    const ids = (
+      (await this.documents.manager.query(
+        `SELECT document_id FROM knowledge_document
+          WHERE status = 'INDEXED' AND document_id > ? ORDER BY document_id LIMIT ?`,
+        [afterDocumentId, limit],
+      )) as { document_id: string }[]
+    ).map((row) => row.document_id);
+    if (ids.length === 0) return { last: null, documents: [] };
+    const rows = (await this.documents.manager.query(
+      `SELECT d.document_id, d.title, c.chunk_id, c.breadcrumb, c.content
+         FROM knowledge_document d JOIN knowledge_chunk c ON c.document_id = d.document_id
+        WHERE d.document_id IN (${ids.map(() => '?').join(', ')}) AND d.status = 'INDEXED'
+        ORDER BY d.document_id, c.chunk_index`,
+      ids,
+    )) as Record<'document_id' | 'title' | 'chunk_id' | 'breadcrumb' | 'content', string>[];
+    const documents: IndexSourcePage['documents'] = [];
+    for (const row of rows) {
+      let current = documents[documents.length - 1];
+      if (current?.documentId !== row.document_id) {
+        current = { documentId: row.document_id, title: row.title, chunks: [] };
+        documents.push(current);
+      }
+      current.chunks.push({ chunkId: row.chunk_id, breadcrumb: row.breadcrumb, content: row.content });
+    }
+    return { last: ids[ids.length - 1], documents };
   }
 
   /** The documents (whatever their status) and their chunks; ids that no longer exist are left out. */
@@ -130,6 +213,25 @@ export class KnowledgeRepository {
     return documents.map((document) => ({
       document,
       chunks: chunks.filter((chunk) => chunk.documentId === document.documentId),
+    }));
+  }
+
+  /** The texts of these chunks (a search's top k), in no particular order; ids that no longer exist are left out. */
+  async chunkTexts(chunkIds: string[]): Promise<KnowledgeChunkText[]> {
+    if (chunkIds.length === 0) return [];
+    const rows = (await this.chunks.manager.query(
+      `SELECT c.chunk_id, c.document_id, d.title, d.file_name, c.breadcrumb, c.content
+         FROM knowledge_chunk c JOIN knowledge_document d ON d.document_id = c.document_id
+        WHERE c.chunk_id IN (${chunkIds.map(() => '?').join(', ')})`,
+      chunkIds,
+    )) as Record<'chunk_id' | 'document_id' | 'title' | 'file_name' | 'breadcrumb' | 'content', string>[];
+    return rows.map((row) => ({
+      chunkId: row.chunk_id,
+      documentId: row.document_id,
+      title: row.title,
+      fileName: row.file_name,
+      breadcrumb: row.breadcrumb,
+      content: row.content,
     }));
   }
 
