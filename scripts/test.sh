@@ -24,7 +24,11 @@ fi
 stage "npm test: browser" bash scripts/ensure-browser.sh
 stage "npm test: test binaries" bash scripts/ensure-test-binaries.sh
 stage "npm test: install" bash scripts/install-if-needed.sh
-stage "npm test: lint" npm run lint
+# Its own line, as test/support/lint-gate.spec.ts checks (the lint runs before jest); a failure stops
+# here and shows in the table as the failed "npm test" stage.
+lint_started=$EPOCHREALTIME
+npm run lint
+stage_record "npm test: lint" "$lint_started" 0
 stage "npm test: build" npm run build
 mkdir -p test-artifacts
 cores=$(nproc)
