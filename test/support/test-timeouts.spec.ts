@@ -1,4 +1,4 @@
-import { scaled, timeoutScale } from './test-timeouts';
+import { scaled, testTimeoutMs, timeoutScale } from './test-timeouts';
 
 describe('test timeouts', () => {
   it.each([
@@ -18,6 +18,7 @@ describe('test timeouts', () => {
   });
 
   it('is set by jest.config.js for every test file, with the per-test timeout it scales', () => {
-    expect(Number(process.env.TEST_TIMEOUT_MS)).toBe(scaled(30_000));
+    expect(testTimeoutMs()).toBe(scaled(30_000));
+    expect(() => testTimeoutMs({})).toThrow(/TEST_TIMEOUT_MS must be set by jest.config.js/);
   });
 });

@@ -20,3 +20,12 @@ export function timeoutScale(env: NodeJS.ProcessEnv = process.env): number {
 export function scaled(ms: number, env: NodeJS.ProcessEnv = process.env): number {
   return Math.round(ms * timeoutScale(env));
 }
+
+/** Jest's timeout of each test (jest.config.js), for a deadline that must lie beyond it. */
+export function testTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = Number(env.TEST_TIMEOUT_MS);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new Error(`TEST_TIMEOUT_MS must be set by jest.config.js, got "${env.TEST_TIMEOUT_MS}"`);
+  }
+  return ms;
+}
