@@ -90,7 +90,7 @@ function main(argv: string[]): void {
   const failedOnly = argv.includes('--failed');
   const slowestAt = argv.indexOf('--slowest');
   const slowest = slowestAt >= 0 ? Number(argv[slowestAt + 1]) : 15;
-  const path = argv.find((arg, index) => !arg.startsWith('--') && index !== slowestAt + 1);
+  const path = argv.find((arg, index) => !arg.startsWith('--') && (slowestAt < 0 || index !== slowestAt + 1));
   if (!path || !Number.isInteger(slowest) || slowest < 0) {
     throw new Error('usage: jest-timings <results.json> [--slowest N] [--failed]');
   }
