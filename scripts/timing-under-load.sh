@@ -35,7 +35,9 @@ export TEST_SERVICES=external
 
 if $all; then
   [ ${#files[@]} -eq 0 ] || { echo "timing-under-load: --all takes no file arguments" >&2; exit 2; }
-  mapfile -t files < <(npx jest --listTests --selectProjects medium e2e process | sed "s|^$PWD/||" | sort)
+  # Only the file paths: jest also prints the projects it selected.
+  mapfile -t files < <(npx jest --listTests --selectProjects medium e2e process | grep "^$PWD/" |
+    sed "s|^$PWD/||" | sort)
   [ ${#files[@]} -gt 0 ] || { echo "timing-under-load: jest listed no medium/e2e/process files" >&2; exit 1; }
   repeat=${TIMING_REPEAT:-1}
 elif [ ${#files[@]} -eq 0 ]; then
