@@ -6,7 +6,8 @@
 # exit. TEST_SERVICES=external uses the machine's own services instead.
 #
 # The jest projects run in one jest process on JEST_MAX_WORKERS workers (default: the cores less one, at
-# least 2: on a 2-core machine the service-backed tests spend much of their time waiting on I/O). Each
+# least 1, jest's own default; two workers on the 2-core machine are faster but not yet safe: two
+# run-journal medium files interfere through the shared database, docs/contributing-ci.md). Each
 # step's wall time goes to CI_TIMINGS when .ci/run sets it; the per-kind jest times and the 15 slowest
 # files are printed after the suite (test-artifacts/jest-results.json has them all).
 set -euo pipefail
@@ -32,7 +33,7 @@ stage_record "npm test: lint" "$lint_started" 0
 stage "npm test: build" npm run build
 mkdir -p test-artifacts
 cores=$(nproc)
-workers=${JEST_MAX_WORKERS:-$((cores > 2 ? cores - 1 : 2))}
+workers=${JEST_MAX_WORKERS:-$((cores > 1 ? cores - 1 : 1))}
 echo "npm test: jest on $workers workers ($cores cores)"
 status=0
 stage "npm test: jest ($workers workers)" npx jest --ci --json --outputFile=test-artifacts/jest-results.json \
