@@ -9,8 +9,20 @@ const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
 };
 
+// The suite's one time scale (test/support/test-timeouts.ts derives every other deadline from it): 30 s
+// per test on an idle machine; TEST_TIMEOUT_SCALE raises all deadlines together on a slower one.
+const rawScale = process.env.TEST_TIMEOUT_SCALE || '1';
+const scale = Number(rawScale);
+if (!Number.isFinite(scale) || scale < 1) {
+  throw new Error(`TEST_TIMEOUT_SCALE must be a number of at least 1, got "${rawScale}"`);
+}
+const testTimeout = Math.round(30000 * scale);
+// Read by the test files (Jest starts its workers after loading this file, with this environment).
+process.env.TEST_TIMEOUT_SCALE = String(scale);
+process.env.TEST_TIMEOUT_MS = String(testTimeout);
+
 module.exports = {
-  testTimeout: 30000,
+  testTimeout,
   projects: [
     {
       displayName: 'unit',

@@ -8,9 +8,23 @@
 # document upload lands on the volume, config/ is the read-only mount, and one chat request through the
 # stub LLM is released as a diagnosis. `down -v` removes everything it started on exit. Takes a few
 # minutes the first time (image builds), about a minute after that.
+#
+# The app image is tagged by a hash of everything its build reads (app_image_key below) and built only
+# when no image of that tag exists, so a second run over the same tree on this machine reuses it and
+# a changed input always builds a new one. `--build-only` builds the images and stops: .ci/run starts
+# that in the background while npm test runs, then runs the smoke on the images it left.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "compose-smoke: $*" >&2; }
+build_only=false
+case ${1:-} in
+  '') ;;
+  --build-only) build_only=true ;;
+  *)
+    log "unknown option $1 (known: --build-only)"
+    exit 2
+    ;;
+esac
 
 eval "$(bash scripts/ensure-docker.sh)"
 if [ -z "${TEST_MYSQL_IMAGE:-}" ]; then
@@ -28,6 +42,32 @@ PROJECT=superbiz-smoke-$$
 work=$(mktemp -d)
 compose() {
   docker-compose -p "$PROJECT" --env-file "$work/.env" -f docker-compose.yml -f docker/compose.ci.yml "$@"
+}
+
+# The app image's inputs, hashed: the base image, the build and compose files, and every file, link and
+# folder of the build context with its mode. The context walk leaves out only the .dockerignore entries
+# that name a path literally (node_modules, dist, .git, ...), exactly as Docker does; the wildcard entries'
+# files are hashed anyway, which can cause a rebuild but never the reuse of a stale image. Exception
+# (`!`) entries could bring back files from a left-out folder: then there is no key, and the image builds.
+app_image_key() {
+  local prune=() entry
+  if grep -qE '^[[:space:]]*!' .dockerignore; then
+    log ".dockerignore has exception entries; the app image is not cached (built every run)"
+    return 1
+  fi
+  while IFS= read -r entry; do
+    entry=${entry%%#*}
+    entry=$(echo "$entry" | sed -E 's/^[[:space:]]+|[[:space:]]+$//g; s|^\./||; s|^/||; s|/+$||')
+    [ -n "$entry" ] || continue
+    [[ $entry == *[*?[\\]* ]] && continue
+    prune+=(-path "./$entry" -o)
+  done <.dockerignore
+  {
+    docker image inspect -f '{{.Id}}' "$1"
+    cat Dockerfile .dockerignore docker-compose.yml docker/compose.ci.yml
+    find . -mindepth 1 \( "${prune[@]}" -false \) -prune -o -printf '%y %m %p %l\n' | LC_ALL=C sort
+    find . -mindepth 1 \( "${prune[@]}" -false \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum
+  } | sha256sum | cut -c1-16
 }
 cleanup() {
   [ -f "$work/.env" ] && compose down -v --remove-orphans >/dev/null 2>&1
@@ -93,12 +133,29 @@ CI_STUB_PORT=$STUB_PORT
 CI_APP_PORT=$APP_PORT
 ENV
 export APP_ENV_FILE="$work/.env" MYSQL_IMAGE="$TEST_MYSQL_IMAGE" REDIS_IMAGE="$TEST_REDIS_IMAGE"
-export APP_BASE_IMAGE="$NODE_BASE" APP_IMAGE=superbiz-diagnosis:smoke
+export APP_BASE_IMAGE="$NODE_BASE"
 
-log "building $APP_IMAGE (Dockerfile, BASE_IMAGE=$NODE_BASE) with docker-compose build"
-build_started=$(date +%s)
-compose build -q app >&2
-log "image built in $(($(date +%s) - build_started)) s"
+if key=$(app_image_key "$NODE_BASE"); then
+  APP_IMAGE=superbiz-diagnosis:ci-$key
+else
+  APP_IMAGE=superbiz-diagnosis:ci-uncached-$$
+fi
+export APP_IMAGE
+if docker image inspect "$APP_IMAGE" >/dev/null 2>&1; then
+  log "reusing $APP_IMAGE (built before from these exact inputs)"
+else
+  log "building $APP_IMAGE (Dockerfile, BASE_IMAGE=$NODE_BASE) with docker-compose build"
+  build_started=$(date +%s)
+  compose build -q app >&2
+  log "image built in $(($(date +%s) - build_started)) s"
+  # Older cached app images are stale by construction; their shared layers stay in the build cache.
+  docker images --format '{{.Repository}}:{{.Tag}}' 'superbiz-diagnosis' | grep -E ':ci-' |
+    grep -vxF "$APP_IMAGE" | xargs -r docker rmi >/dev/null 2>&1 || true
+fi
+if $build_only; then
+  log "images ready: $APP_IMAGE on $NODE_BASE"
+  exit 0
+fi
 
 log "docker-compose -f docker-compose.yml -f docker/compose.ci.yml up (profiles from .env: demo)"
 compose up -d >&2

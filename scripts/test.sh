@@ -4,27 +4,45 @@
 # Testcontainers by default: an engine that already answers is used as is; on a Debian CI machine
 # without one, scripts/ensure-docker.sh starts a host-networking-only engine and stops it again on
 # exit. TEST_SERVICES=external uses the machine's own services instead.
+#
+# The jest projects run in one jest process on JEST_MAX_WORKERS workers (default: the cores less one, at
+# least 1, jest's own default; two workers on the 2-core machine are faster but not yet safe: two
+# run-journal medium files interfere through the shared database, docs/contributing-ci.md). Each
+# step's wall time goes to CI_TIMINGS when .ci/run sets it; the per-kind jest times and the 15 slowest
+# files are printed after the suite (test-artifacts/jest-results.json has them all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/stage-timing.sh
 if [ "${TEST_SERVICES:-containers}" = external ]; then
-  bash scripts/ensure-services.sh
+  stage "npm test: services (external)" bash scripts/ensure-services.sh
 else
-  docker_env=$(bash scripts/ensure-docker.sh)
+  docker_env=$(stage "npm test: docker engine" bash scripts/ensure-docker.sh)
   eval "$docker_env"
   if [ -n "${SUPERBIZ_DOCKERD_PID:-}" ]; then
     trap 'bash scripts/ensure-docker.sh --stop "$SUPERBIZ_DOCKERD_PID"' EXIT
   fi
 fi
-bash scripts/ensure-browser.sh
-bash scripts/ensure-test-binaries.sh
-bash scripts/install-if-needed.sh
+stage "npm test: browser" bash scripts/ensure-browser.sh
+stage "npm test: test binaries" bash scripts/ensure-test-binaries.sh
+stage "npm test: install" bash scripts/install-if-needed.sh
+# Its own line, as test/support/lint-gate.spec.ts checks (the lint runs before jest); a failure stops
+# here and shows in the table as the failed "npm test" stage.
+lint_started=$EPOCHREALTIME
 npm run lint
-npm run build
+stage_record "npm test: lint" "$lint_started" 0
+stage "npm test: build" npm run build
 mkdir -p test-artifacts
+cores=$(nproc)
+workers=${JEST_MAX_WORKERS:-$((cores > 1 ? cores - 1 : 1))}
+echo "npm test: jest on $workers workers ($cores cores)"
 status=0
-npx jest --ci --json --outputFile=test-artifacts/jest-results.json "$@" || status=$?
-node -e '
-  const r = require("./test-artifacts/jest-results.json");
-  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
-' || true
+stage "npm test: jest ($workers workers)" npx jest --ci --json --outputFile=test-artifacts/jest-results.json \
+  --maxWorkers="$workers" "$@" || status=$?
+if [ -f test-artifacts/jest-results.json ]; then
+  node -e '
+    const r = require("./test-artifacts/jest-results.json");
+    console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+  ' || true
+  node dist/test/support/jest-timings.js test-artifacts/jest-results.json --slowest 15 || true
+fi
 exit "$status"

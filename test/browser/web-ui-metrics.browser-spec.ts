@@ -7,6 +7,11 @@ import { demoIncidentMetrics } from '../support/demo-metrics';
 import { PrometheusServer } from '../support/prometheus';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { TEST_KEYS } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 60 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(60_000));
 
 /**
  * Issue 30: metric evidence read in the web UI. The demo's metrics follow-up, played as `npm run demo`
@@ -33,7 +38,7 @@ beforeAll(async () => {
     METRICS_NOW: now.toISOString(),
   });
   stub.load(JSON.parse(readFileSync('demo/stub-llm-script.json', 'utf8')));
-}, 60_000);
+});
 
 // The pages go first: the app's close waits for their open connections.
 afterAll(async () => {
@@ -62,7 +67,7 @@ describe('web UI: metric evidence', () => {
     await page.getByLabel('Your question').fill('payment-service 饱和了吗？查一下它的指标');
     await page.getByRole('button', { name: 'Send' }).click();
     const report = page.getByRole('article', { name: 'Diagnosis report' });
-    await report.waitFor({ timeout: 20_000 });
+    await report.waitFor({ timeout: scaled(20_000) });
 
     const references = report.locator('li.reference');
     expect(await references.count()).toBe(3);

@@ -4,6 +4,7 @@ import { useStubbedApp } from '../support/app-under-test';
 import { launchBrowser, screenshot } from '../support/browser';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { TEST_KEYS } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 /**
  * What a new user found hard to read in the web UI: a follow-up's answer hidden under the sticky
@@ -71,7 +72,9 @@ describe('web UI: reading a conversation and a run', () => {
     stub.load(diagnosisScript());
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, '订单 order-123 支付超时，帮我排查');
-    await lastTurn(page).getByRole('article', { name: 'Diagnosis report' }).waitFor({ timeout: 20_000 });
+    await lastTurn(page)
+      .getByRole('article', { name: 'Diagnosis report' })
+      .waitFor({ timeout: scaled(20_000) });
 
     const rows = lastTurn(page).locator('ol.progress-steps li');
     const texts = await rows.evaluateAll((items) =>
@@ -111,7 +114,9 @@ describe('web UI: reading a conversation and a run', () => {
     stub.load(diagnosisScript());
     const page = await openUi({ apiKey: TEST_KEYS.operator, auditorKey: TEST_KEYS.auditor });
     await ask(page, 'order-123 payment timeout, find out why');
-    await lastTurn(page).getByRole('article', { name: 'Diagnosis report' }).waitFor({ timeout: 20_000 });
+    await lastTurn(page)
+      .getByRole('article', { name: 'Diagnosis report' })
+      .waitFor({ timeout: scaled(20_000) });
     await lastTurn(page).getByRole('link', { name: 'View the run trace' }).click();
     await page.locator('[data-field="status"]').filter({ hasText: 'SUCCESS' }).waitFor();
 

@@ -8,6 +8,7 @@ import { postChat } from '../support/sse-client';
 import type { StubReply } from '../support/stub-llm/stub-script';
 import { createConnection } from 'mysql2/promise';
 import { TEST_KEYS, TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 jest.setTimeout(60_000);
 
@@ -253,7 +254,7 @@ describe('web UI in Chromium', () => {
     await screenshot(page, 'diagnosis-progress');
 
     const report = turn.getByRole('article', { name: 'Diagnosis report' });
-    await report.waitFor({ timeout: 20_000 });
+    await report.waitFor({ timeout: scaled(20_000) });
     await screenshot(page, 'diagnosis-report');
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(await fitsWidth(page, 390)).toBe(true);
@@ -375,7 +376,7 @@ describe('web UI in Chromium', () => {
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'What does ERR_TIMEOUT from HikariPool mean?');
     const answer = lastTurn(page).getByRole('article', { name: 'Knowledge answer' });
-    await answer.waitFor({ timeout: 20_000 });
+    await answer.waitFor({ timeout: scaled(20_000) });
     expect(await answer.locator('.answer-text').textContent()).toContain('KB-ANSWER');
     expect(await answer.locator('li.reference').allTextContents()).toEqual([
       expect.stringContaining('Web UI payment runbook'),
@@ -389,7 +390,7 @@ describe('web UI in Chromium', () => {
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'order-123 payment timeout, find out why');
     const fallback = lastTurn(page).getByRole('article', { name: 'No verified diagnosis' });
-    await fallback.waitFor({ timeout: 20_000 });
+    await fallback.waitFor({ timeout: scaled(20_000) });
     await screenshot(page, 'fallback');
     expect(await fallback.textContent()).toContain('The evidence does not support a conclusion');
     expect(await page.getByRole('article', { name: 'Diagnosis report' }).count()).toBe(0);
@@ -403,7 +404,7 @@ describe('web UI in Chromium', () => {
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'order-123 payment timeout');
     const alert = lastTurn(page).getByRole('alert');
-    await alert.waitFor({ timeout: 20_000 });
+    await alert.waitFor({ timeout: scaled(20_000) });
     expect(await alert.textContent()).toContain('The language model is unavailable');
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('COMPLETE');
   });
@@ -427,7 +428,7 @@ describe('web UI in Chromium', () => {
     expect(await lastTurn(page).getAttribute('data-phase')).toBe('STOPPED');
     await page.getByRole('button', { name: 'Send' }).waitFor();
 
-    await runStatus.filter({ hasText: 'CANCELLED' }).waitFor({ timeout: 10_000 });
+    await runStatus.filter({ hasText: 'CANCELLED' }).waitFor({ timeout: scaled(10_000) });
     await screenshot(tracePage, 'stopped-trace');
     expect((await runStatusOf(page)).status).toBe('CANCELLED');
 
@@ -442,7 +443,9 @@ describe('web UI in Chromium', () => {
     });
     const page = await openUi({ apiKey: TEST_KEYS.operator });
     await ask(page, 'order-123 payment timeout, find out why');
-    await lastTurn(page).getByRole('article', { name: 'Diagnosis report' }).waitFor({ timeout: 20_000 });
+    await lastTurn(page)
+      .getByRole('article', { name: 'Diagnosis report' })
+      .waitFor({ timeout: scaled(20_000) });
     const { sessionId, runId } = await runStatusOf(page);
     await lastTurn(page).getByRole('link', { name: 'View the run trace' }).click();
 

@@ -10,6 +10,7 @@ import { DiagnosisRunEntity } from '../../libs/trace/src/entities/diagnosis-run.
 import { validateConfiguration } from '../../apps/server/src/config/configuration';
 import { RunningApp, startApp, withEnv } from '../support/app-under-test';
 import { TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 const EXPECTED_TABLES = [
   'agent_reasoning_audit',
@@ -197,7 +198,7 @@ describe('foundation: boot, migrations, health, config validation', () => {
     const result = spawnSync(process.execPath, ['dist/apps/server/src/main.js'], {
       env: { ...process.env, HARNESS_MYSQL_MAX_ROWS: '0' },
       encoding: 'utf8',
-      timeout: 20000,
+      timeout: scaled(20_000),
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('HARNESS_MYSQL_MAX_ROWS must not be less than 1');

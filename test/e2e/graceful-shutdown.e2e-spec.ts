@@ -98,5 +98,5 @@ describe('graceful shutdown with a client that keeps its connection busy', () =>
     expect(polls.filter((poll) => typeof poll === 'string').every((code) => code === 'ECONNREFUSED')).toBe(
       true,
     );
-  }, 30_000);
+  });
 });

@@ -8,6 +8,11 @@ import { startApp } from '../support/app-under-test';
 import { draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 60 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(60_000));
 
 /** The protocol's reference server from npm (a devDependency): we did not write it. */
 const EVERYTHING = resolve(
@@ -67,7 +72,7 @@ describe('MCP servers as evidence tools', () => {
     const running = await startApp({ LLM_BASE_URL: await stub.start(), MCP_TOOLS_CONFIG: config });
     app = running.app;
     baseUrl = running.baseUrl;
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     await stub.stop();

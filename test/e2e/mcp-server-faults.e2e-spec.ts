@@ -9,6 +9,11 @@ import { draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { freePort } from '../support/free-port';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 60 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(60_000));
 
 const SERVER = resolve(__dirname, '../support/misbehaving-mcp-server.mjs');
 
@@ -61,7 +66,7 @@ describe('misbehaving MCP servers in a diagnosis', () => {
     });
     app = running.app;
     baseUrl = running.baseUrl;
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     http?.kill();

@@ -9,6 +9,11 @@ import { freePort } from '../support/free-port';
 import { MetricFamily, PrometheusServer } from '../support/prometheus';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 60 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(60_000));
 
 const MINUTE = 60_000;
 
@@ -85,7 +90,7 @@ describe('query_metrics on a real Prometheus', () => {
     });
     app = running.app;
     baseUrl = running.baseUrl;
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     await stub.stop();

@@ -4,6 +4,11 @@ import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
 import { LocalRedisCluster } from '../support/redis-cluster';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 60 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(60_000));
 
 describe('Redis Cluster (REDIS_CLUSTER_NODES)', () => {
   const cluster = new LocalRedisCluster();
@@ -16,7 +21,7 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES)', () => {
     // REDIS_PORT points at nothing: every command must go through the cluster client.
     app = await startApp({ LLM_BASE_URL: await stub.start(), REDIS_CLUSTER_NODES: nodes, REDIS_PORT: '1' });
     client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     client?.disconnect();

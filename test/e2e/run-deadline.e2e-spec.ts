@@ -3,14 +3,17 @@ import { useStubbedApp } from '../support/app-under-test';
 import { agentTurns, draftJson } from '../support/diagnosis-scripts';
 import { postChat, SseEvent } from '../support/sse-client';
 import { TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 import type { StubReply } from '../support/stub-llm/stub-script';
 
+// The phases before the slow one must fit in the run's time before its guard reserve: on the suite's
+// time scale, so a loaded machine does not move the deadline into an earlier phase.
 const suite = useStubbedApp({
-  HARNESS_RUN_TIMEOUT_MS: '2000',
-  HARNESS_GUARD_TIME_RESERVE_MS: '1000',
-  HARNESS_MODEL_CALL_TIMEOUT_MS: '10000',
-  HARNESS_SEMANTIC_CALL_TIMEOUT_MS: '10000',
-  HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: '20000',
+  HARNESS_RUN_TIMEOUT_MS: String(scaled(2000)),
+  HARNESS_GUARD_TIME_RESERVE_MS: String(scaled(1000)),
+  HARNESS_MODEL_CALL_TIMEOUT_MS: String(scaled(10_000)),
+  HARNESS_SEMANTIC_CALL_TIMEOUT_MS: String(scaled(10_000)),
+  HARNESS_SEMANTIC_TOTAL_TIMEOUT_MS: String(scaled(20_000)),
 });
 const { stub } = suite;
 
@@ -31,7 +34,7 @@ async function runRow(runId: string): Promise<RowDataPacket> {
   }
 }
 
-const SLOW = 6000;
+const SLOW = scaled(6000);
 const [plan, final] = agentTurns(draftJson());
 const PHASES: [string, Record<string, StubReply[]>, string][] = [
   ['routing', { 'intent-router': [{ delay_ms: SLOW, content: 'DIAGNOSIS' }] }, 'intent-router'],

@@ -4,10 +4,16 @@ import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { McpServerConfig, McpServerConnection } from '@app/tools';
 import { freePort } from '../support/free-port';
+import { scaled, testTimeoutMs } from '../support/test-timeouts';
 
 const SERVER = resolve(__dirname, '../support/misbehaving-mcp-server.mjs');
 const MAX_RESPONSE_BYTES = 256 * 1024;
-const limits = { connectTimeoutMs: 5000, reconnectIntervalMs: 0, maxResponseBytes: MAX_RESPONSE_BYTES };
+// The connect deadline only bounds a failure here: a node child starting the SDK takes seconds when loaded.
+const limits = {
+  connectTimeoutMs: scaled(5000),
+  reconnectIntervalMs: 0,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
+};
 
 /** The misbehaving server over streamable HTTP, as its own process; resolves once it listens. */
 async function startHttpServer(responseMode: 'sse' | 'json'): Promise<{ child: ChildProcess; url: string }> {
@@ -219,10 +225,10 @@ describe('MCP server faults', () => {
     const silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
     const { port } = silent.address() as { port: number };
-    // Unbounded, the reconnect would wait the minute of connectTimeoutMs, past the test's own timeout.
+    // Unbounded, the reconnect would wait connectTimeoutMs, twice the test's own timeout.
     const connection = new McpServerConnection(httpConfig(`http://127.0.0.1:${port}/mcp`, 300), {
       ...limits,
-      connectTimeoutMs: 60_000,
+      connectTimeoutMs: 2 * testTimeoutMs(),
     });
     try {
       expect(await codeOf(connection.callTool('echo', { text: 'x' }, never()))).toBe(

@@ -11,6 +11,7 @@ import { BUSINESS_SQL_MODE, MysqlQueryExecutor } from '../../libs/tools/src/mysq
 import { BusinessDatabase, createBusinessDatabase, dropBusinessDatabase } from '../support/business-db';
 import { createHarnessFixture, HarnessFixture, startTestRun } from '../support/harness-fixture';
 import { TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 const business: BusinessDatabase = {
   schema: `${process.env.E2E_SERVICE_DB}_orders`,
@@ -322,7 +323,7 @@ describe('query_mysql against a real business database with a read-only account'
     const result = spawnSync(process.execPath, ['dist/apps/server/src/main.js'], {
       env: { ...process.env, MYSQL_TOOLS_CONFIG: file },
       encoding: 'utf8',
-      timeout: 20000,
+      timeout: scaled(20_000),
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(

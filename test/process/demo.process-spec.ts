@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import type { RunTrace } from '@app/contracts';
 import { postChat } from '../support/sse-client';
 import { freePort } from '../support/free-port';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 180 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(180_000));
 
 /**
  * `npm run demo` as a new user runs it (dist/ as `npm test` built it): the real server and the stub LLM
@@ -116,7 +121,7 @@ describe('npm run demo', () => {
       150_000,
     );
     await waitFor(async () => output.includes('demo: web UI on'), 'the demo to print its URL', 15_000);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     try {
@@ -201,7 +206,7 @@ describe('npm run demo', () => {
     const report = diagnosis.events.find((event) => event.event === 'content')!.data;
     expect(report.content_type).toBe('DIAGNOSIS_REPORT');
     expect(diagnosis.events.at(-1)).toEqual({ event: 'done', data: { outcome: 'SUCCESS' } });
-  }, 60_000);
+  });
 
   it('answers a metrics follow-up with a different report that cites query_metrics on Prometheus', async () => {
     type Report = {
@@ -268,7 +273,7 @@ describe('npm run demo', () => {
         }),
       ]),
     );
-  }, 60_000);
+  });
 
   it('prints a curl line that fires the demo incident’s alert, whose investigation ends in a released report', async () => {
     const prefix = "demo: fire the demo incident's alert (Alertmanager webhook, as the dev key): ";
@@ -304,7 +309,7 @@ describe('npm run demo', () => {
     const anyAnswers = async () => (await Promise.all(ports.map(portAnswers))).some(Boolean);
     await waitFor(async () => !(await anyAnswers()), 'every port to be free', 15_000);
     expect(await Promise.all(ports.map(portAnswers))).toEqual([false, false, false]);
-  }, 30_000);
+  });
 });
 
 describe('npm run demo when Prometheus cannot start', () => {
@@ -343,5 +348,5 @@ describe('npm run demo when Prometheus cannot start', () => {
       held.forEach((socket) => socket.destroy());
       await new Promise((resolve) => holder.close(resolve));
     }
-  }, 120_000);
+  });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../support/test-timeouts';
 
 /** Runs the built CLI as a user would, with the server's default rules and zone. */
 function logsCheck(dir: string) {
@@ -10,7 +11,7 @@ function logsCheck(dir: string) {
   return spawnSync(process.execPath, ['dist/apps/server/src/cli/logs-check.js', dir], {
     encoding: 'utf8',
     env,
-    timeout: 30_000,
+    timeout: scaled(30_000),
   });
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ago = (ms: number) => new Date(Date.now() - ms);
@@ -29,7 +30,7 @@ describe('maintenance CLIs (built): purge and seed-knowledge', () => {
         TRACE_RETENTION_DAYS: '180',
         RUN_ABANDON_AFTER_MINUTES: '30',
       },
-      timeout: 60_000,
+      timeout: scaled(60_000),
     });
   }
 

@@ -4,6 +4,11 @@ import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { MIGRATIONS } from '../../migrations';
 import { TEST_MYSQL } from '../support/test-env';
 import { freePort } from '../support/free-port';
+import { scaled } from '../support/test-timeouts';
+
+// The longest test or hook here needs up to 120 s on an idle machine; the suite's
+// time scale (TEST_TIMEOUT_SCALE) raises it with every other deadline.
+jest.setTimeout(scaled(120_000));
 
 /** Each test migrates its own empty database, so the processes race exactly as replicas on first deploy. */
 function freshDatabaseName(): string {
@@ -120,7 +125,7 @@ describe('migrations under the named lock', () => {
         ),
       );
     }
-  }, 120_000);
+  });
 
   it('gives up with a clear error when another process holds the lock past the timeout', async () => {
     const database = freshDatabaseName();

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../support/test-timeouts';
 
 interface CorpusEntry {
   sql: string;
@@ -21,7 +22,7 @@ function sqlCheck(args: string[]) {
   return spawnSync(process.execPath, ['dist/apps/server/src/cli/sql-check.js', ...args], {
     encoding: 'utf8',
     env,
-    timeout: 30_000,
+    timeout: scaled(30_000),
   });
 }
 

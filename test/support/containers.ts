@@ -1,5 +1,6 @@
 import { GenericContainer, StartedTestContainer, Wait } from 'testcontainers';
 import { freePort } from './free-port';
+import { scaled } from './test-timeouts';
 
 /**
  * The e2e suite's MySQL-compatible database and Redis, started with Testcontainers (the default) or
@@ -55,14 +56,16 @@ export async function startTestServices(env: NodeJS.ProcessEnv = process.env): P
         .withWaitStrategy(
           Wait.forSuccessfulCommand(
             `mariadb-admin ping --silent -h 127.0.0.1 -P ${mysqlPort} -uroot -p${MYSQL_ROOT_PASSWORD}`,
-          ).withStartupTimeout(120_000),
+          ).withStartupTimeout(scaled(120_000)),
         ),
       mysqlPort,
     ).start(),
     withNetwork(
       new GenericContainer(redisImage)
         .withCommand(redisArgs)
-        .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/).withStartupTimeout(60_000)),
+        .withWaitStrategy(
+          Wait.forLogMessage(/Ready to accept connections/).withStartupTimeout(scaled(60_000)),
+        ),
       redisPort,
     ).start(),
   ]);

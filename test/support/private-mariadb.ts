@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { freePort } from './free-port';
+import { scaled } from './test-timeouts';
 
 export interface PrivateMariadb {
   host: string;
@@ -30,7 +31,7 @@ export async function startPrivateMariadb(options: string[]): Promise<PrivateMar
       '--auth-root-authentication-method=normal',
       '--skip-test-db',
     ],
-    { encoding: 'utf8', timeout: 60_000 },
+    { encoding: 'utf8', timeout: scaled(60_000) },
   );
   if (install.status !== 0)
     throw new Error(`mariadb-install-db failed (${install.error?.message ?? install.stderr.slice(-300)})`);

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from './free-port';
+import { scaled } from './test-timeouts';
 
 /** One sample line of an incident's metrics: labels and a value at a time. */
 export interface MetricSample {
@@ -142,7 +143,7 @@ export class PrometheusServer {
   }
 
   private async waitReady(): Promise<void> {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + scaled(20_000);
     while (Date.now() < deadline) {
       if (this.child?.exitCode !== null || this.child.signalCode !== null)
         throw new Error(
@@ -157,7 +158,9 @@ export class PrometheusServer {
       }
       await new Promise((done) => setTimeout(done, 200));
     }
-    throw new Error(`prometheus on ${this.url} did not become ready within 20 s: ${this.stderrTail.trim()}`);
+    throw new Error(
+      `prometheus on ${this.url} did not become ready within ${scaled(20_000) / 1000} s: ${this.stderrTail.trim()}`,
+    );
   }
 
   async stop(): Promise<void> {

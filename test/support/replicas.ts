@@ -3,12 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
+import { scaled } from './test-timeouts';
 export { freePort } from './free-port';
 
 // Tests and benches run from the repository root (npm scripts), whether from sources or from dist/.
 const ROOT = process.cwd();
 
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function waitUntil(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = scaled(30_000),
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check().catch(() => false)) return;
