@@ -26,6 +26,7 @@ const EXPECTED_TABLES = [
   'knowledge_document',
   'knowledge_index_version',
   'migrations',
+  'notification_delivery',
   'tool_invocation',
 ];
 
@@ -188,7 +189,7 @@ describe('foundation: boot, migrations, health, config validation', () => {
     [
       'API_KEYS',
       'admin=0123456789abcdef',
-      'API_KEYS entry 1 must be roles=key with roles from chat, knowledge_admin, trace_reader, auditor, alert_ingest',
+      'API_KEYS entry 1 must be roles=key with roles from chat, knowledge_admin, trace_reader, auditor, metrics_read, alert_ingest',
     ],
   ])('refuses to start when %s=%s, naming the key', async (key, value, message) => {
     await expect(withEnv({ [key]: value }, async () => validateConfiguration())).rejects.toThrow(message);

@@ -6,6 +6,9 @@ import { FileLogSource } from '../../libs/tools/src/logs/file-log-source';
 import { queryLogsTool } from '../../libs/tools/src/logs/query-logs.tool';
 import { LOG_FIXTURES } from '../support/log-fixtures';
 
+/** A chat run's context as the tool reads it: no alert anchors its window, so it ends now. */
+const NOT_ANCHORED = { timeAnchor: null } as Parameters<ReturnType<typeof queryLogsTool>['execute']>[2];
+
 /**
  * An incident spread over seven files in the formats real systems write, under the names those systems
  * give them, in one logs directory: no converter, one rule for the zone-less logback file and one
@@ -56,7 +59,7 @@ describe('query_logs over seven formats in one logs directory', () => {
   const search = async (args: Record<string, unknown>) => {
     const definition = tool();
     const parsed = definition.schema.parse({ lookback_minutes: 60, ...args });
-    const raw = await definition.execute(parsed, new AbortController().signal, undefined as never);
+    const raw = await definition.execute(parsed, new AbortController().signal, NOT_ANCHORED);
     return { raw, result: definition.project(raw, parsed).result };
   };
 
@@ -148,7 +151,7 @@ describe('query_logs over seven formats in one logs directory', () => {
     );
     const args = definition.schema.parse({ topic: 'DATABASE', query: 'pool' });
     const later = definition.project(
-      await definition.execute(args, new AbortController().signal, undefined as never),
+      await definition.execute(args, new AbortController().signal, NOT_ANCHORED),
       args,
     );
     expect(later.evidenceStatus).toBe('NO_EVIDENCE');

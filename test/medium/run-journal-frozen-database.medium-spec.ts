@@ -58,6 +58,8 @@ describe('run journal with a frozen database (real MySQL behind a proxy)', () =>
     const ctx = await startTestRun(fixture, { timeoutMs: 1000 });
     const runId = ctx.runId;
     const journals = fixture.app.get(RunJournalRepository);
+    // Warm the pool, so the write goes out on an open connection whose answers never come.
+    await journals.write(runId, { ...EMPTY, intent: 'DIAGNOSIS' }, null);
     proxy.freeze();
     // Without a write limit this never returns (the jest timeout fails the test).
     const failure = await journals

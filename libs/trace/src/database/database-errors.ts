@@ -52,6 +52,8 @@ const FAILURE_BY_CODE: Record<string, DatabaseFailure> = {
   ER_ACCESS_DENIED_ERROR: 'UNAVAILABLE',
   ER_CON_COUNT_ERROR: 'UNAVAILABLE',
   ER_TOO_MANY_USER_CONNECTIONS: 'UNAVAILABLE',
+  // The journal's own: the pool gave no connection within the write's time limit (nothing was sent).
+  SUPERBIZ_NO_CONNECTION_IN_TIME: 'UNAVAILABLE',
 };
 
 /**

@@ -239,6 +239,15 @@ const hasRows = (batch: JournalBatch) =>
   batch.events.length + batch.steps.length + batch.invocations.length > 0;
 
 /** Thrown before sending a packet the server would refuse (and answer by closing the connection). */
+/** No pooled connection within the write's time limit: nothing was sent, so nothing was written. */
+class NoConnectionInTime extends Error {
+  override readonly name = 'NoConnectionInTime';
+  readonly code = 'SUPERBIZ_NO_CONNECTION_IN_TIME';
+  constructor(timeoutMs: number) {
+    super(`no database connection within ${timeoutMs} ms`);
+  }
+}
+
 class PacketTooLarge extends Error {
   override readonly name = 'PacketTooLarge';
   readonly code = 'ER_NET_PACKET_TOO_LARGE';
@@ -391,6 +400,33 @@ export class RunJournalRepository implements JournalStore {
     }
   }
 
+  /**
+   * A pooled connection within the write's time limit: with no idle connection the pool opens one, and a
+   * database that accepts but never answers would hold that past the run's deadline. One that arrives
+   * later goes back to the pool unused.
+   */
+  private async connectionWithin(timeoutMs: number): Promise<PoolConnection> {
+    const obtained = (
+      this.dataSource.driver as MysqlDriver
+    ).obtainMasterConnection() as Promise<PoolConnection>;
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new NoConnectionInTime(timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([obtained, limit]);
+    } catch (error) {
+      if (error instanceof NoConnectionInTime)
+        obtained.then(
+          (late) => late.release(),
+          () => undefined,
+        );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private timeoutMs(deadlineAt: number | null): number {
     const remaining = deadlineAt === null ? 0 : Math.max(0, deadlineAt - Date.now());
     return remaining + this.database.writeGraceMs;
@@ -406,9 +442,7 @@ export class RunJournalRepository implements JournalStore {
   private async transaction(statements: Statement[], timeoutMs: number): Promise<unknown[]> {
     const sql = ['START TRANSACTION', ...statements.map((statement) => statement.sql), 'COMMIT'].join(';\n');
     const params = statements.flatMap((statement) => statement.params);
-    const connection = (await (
-      this.dataSource.driver as MysqlDriver
-    ).obtainMasterConnection()) as PoolConnection;
+    const connection = await this.connectionWithin(timeoutMs);
     const limit = packetLimitOf(connection);
     if (limit !== undefined && exceedsPacket(connection, sql, params, limit)) {
       connection.release();
