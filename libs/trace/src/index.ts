@@ -45,3 +45,5 @@ export type { PurgedTable, PurgeResult } from './retention/retention.service';
 export { RetentionSchedulerModule } from './retention/retention-scheduler.module';
 export { inspectServiceDatabase } from './database/service-database-inspection';
 export type { ServiceDatabaseState } from './database/service-database-inspection';
+// Keyset cursors of every paged list (sessions, runs, documents): one encoding, one validation.
+export { decodePosition, encodePosition } from './api/page-cursor';

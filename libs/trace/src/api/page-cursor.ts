@@ -1,6 +1,6 @@
 import type { RunPosition, SessionPosition } from '../repositories/run.repository';
 
-/** Session and run ids: what the ids of the service and of its clients look like. */
+/** Session, run and document ids: what the ids of the service and of its clients look like. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -8,11 +8,11 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
  * position in the list's (time DESC, id DESC) order. Anything a previous page did not issue decodes to
  * null, and the endpoint answers 400.
  */
-function encodePosition(at: Date, id: string): string {
+export function encodePosition(at: Date, id: string): string {
   return Buffer.from(JSON.stringify([at.getTime(), id])).toString('base64url');
 }
 
-function decodePosition(cursor: string): { at: Date; id: string } | null {
+export function decodePosition(cursor: string): { at: Date; id: string } | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
   let value: unknown;
   try {
