@@ -379,6 +379,7 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
     expect(heardAtStart).toEqual(['metadata']);
     expect(terminalOf(events)).toEqual(['metadata', 'failure:RUN_NOT_RECORDED', 'done:FAILED']);
     expect(kit.journal.finished).toBeNull();
+    expect(await runEnds(kit)).toEqual(['UNROUTED/FAILED/RUN_NOT_RECORDED=1']);
   });
 });
 

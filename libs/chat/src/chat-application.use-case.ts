@@ -213,6 +213,9 @@ export class ChatApplicationUseCase {
         `run ${runId} of session ${sessionId} not started: its start was not recorded (RUN_NOT_RECORDED): ${describeDatabaseError(error)}`,
       );
       stream.failure('RUN_NOT_RECORDED', FAILURE_MESSAGES.RUN_NOT_RECORDED);
+      // Counted as the client heard it, so an operator can alert on runs the database did not take.
+      this.metrics.runStarted();
+      this.metrics.runFinished(null, { outcome: 'FAILED', reason: 'RUN_NOT_RECORDED' }, 0);
       return;
     }
     await this.runStarted(
