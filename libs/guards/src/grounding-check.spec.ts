@@ -240,6 +240,10 @@ describe('checkGrounding', () => {
     ['a short identifier, as written', 'order-7021', 'order-7021'],
     ['an order number, by shape only', 'ORD-20261205-004217', 'AAA-99999999-999999'],
     ['a key-like token, by shape only', 'sk-live-4f9A2b7C1d', 'aa-aaaa-9a9A9a9A9a'],
+    ['a key without digits, by shape only', 'qWeRtYuIoPaSdFgHjK', 'aAaAaAaAaAaAaAaAaA'],
+    ['a long random word, by shape only', 'ref_zxqvbnmlkjhgfdsapoiu', 'aaa_aaaaaaaaaaaaaaaaaaaa'],
+    ['a service name, as written', 'payment-gateway', 'payment-gateway'],
+    ['a class and method, as written', 'RefundService.refund', 'RefundService.refund'],
     ['a product name, as written', 'HikariCP', 'HikariCP'],
   ])('traces %s', (_case, text, traced) => {
     const [token] = specificTokens(`seen ${text} here`);

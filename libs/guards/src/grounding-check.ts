@@ -298,14 +298,30 @@ export function checkGrounding(draft: Draft, snapshot: VerifiedSnapshot): Ground
 const TRACED_TOKENS = 10;
 
 /**
- * A token as the trace may show it. Personal data and secrets live in digits (order, phone, card and
- * account numbers, keys), so a token with more than four digits, or a long one, is shown only by its
- * shape (`ORD-20261205-004217` → `AAA-99999999-999999`); product names, codes and short identifiers as
- * written. Known-safe by construction rather than by recognising what is sensitive.
+ * A token as the trace may show it. Personal data and secrets are long runs of digits (order, phone, card
+ * and account numbers) or of letters and digits with no word in them (keys, tokens), so a token is shown
+ * as written only when it has at most four digits and every part of it (split at `-`, `_`, `.`, `/`) is
+ * at most four camelCase words of at most 12 characters; anything else only by its shape (`ORD-20261205-004217` →
+ * `AAA-99999999-999999`). Product names come from a fixed list and are always shown. Known-safe by
+ * construction rather than by recognising what is sensitive.
  */
+/** A word, not a key: at most this long, and at most this many camelCase words in one part. */
+const MAX_SHOWN_WORD = 12;
+const MAX_SHOWN_WORDS_PER_PART = 4;
+
+/** `HikariPool` (Hikari, Pool) and `getUserById` (4 words) are names; `qWeRtYuIoPaSdFgHjK` is not. */
+function nameLike(part: string): boolean {
+  const words = part.replace(/([a-z0-9])([A-Z])/gu, '$1 $2').split(' ');
+  return words.length <= MAX_SHOWN_WORDS_PER_PART && words.every((word) => word.length <= MAX_SHOWN_WORD);
+}
+
 export function traceableToken(token: SpecificToken): string {
   const digits = token.text.replace(/\D/gu, '').length;
-  if (token.kind === 'NAME' || (digits <= 4 && token.text.length <= 48)) return token.text;
+  const wordLike = token.text
+    .split(/[-_./:]+/u)
+    .filter(Boolean)
+    .every(nameLike);
+  if (token.kind === 'NAME' || (digits <= 4 && wordLike && token.text.length <= 48)) return token.text;
   return token.text
     .slice(0, 48)
     .replace(/\p{Lu}/gu, 'A')

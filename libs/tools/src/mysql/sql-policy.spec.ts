@@ -333,6 +333,9 @@ describe('checkSql: result columns that read a hidden column', () => {
     ['SELECT MAX(name) AS n FROM customer', [0]],
     ['SELECT auth_code, authorized_at FROM customer', [0]],
     ['SELECT COUNT(*) AS n FROM customer WHERE phone = ?', []],
+    ['SELECT c.PHONE FROM customer c', [0]],
+    ["SELECT id, CASE WHEN phone LIKE '138%' THEN 1 ELSE 0 END AS mobile FROM customer", [1]],
+    ['SELECT id FROM customer ORDER BY phone', []],
     ['SELECT o.status, c.phone, c.id FROM orders o JOIN customer c ON c.id = o.customer_id', [1]],
   ])('%s hides %j', (sql, hidden) => {
     const params = sql.includes('?') ? ['x'] : [];
