@@ -2,10 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
-import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
-import { EvidenceTools } from '@app/tools';
-import { RunJournalRepository, RunRepository } from '@app/trace';
 import { RunningApp, startApp } from '../support/app-under-test';
+import { lookupKnowledge } from '../support/knowledge-lookup';
 import { adminFetch, chatFetch } from '../support/test-env';
 
 const documentsDir = mkdtempSync(join(tmpdir(), 'superbiz-docs-'));
@@ -25,38 +23,13 @@ async function upload(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-let runCounter = 0;
-async function lookup(app: INestApplication, query: string) {
-  const sessionId = `s-knowledge-${process.pid}`;
-  const runId = `r-knowledge-${process.pid}-${(runCounter += 1)}`;
-  await app.get(RunRepository).startRun({ sessionId, runId, query, ownerKeyDigest: '0'.repeat(64) });
-  const ctx = RunContext.start({
-    sessionId,
-    runId,
-    journal: app.get(RunJournalRepository).open(runId),
-    timeoutMs: 10_000,
-    retryPolicies: HarnessRetryPolicies.defaults(),
-    limits: {
-      maxModelCalls: 5,
-      maxToolCalls: 5,
-      maxCallsPerTool: 5,
-      maxInputTokens: 1e6,
-      maxOutputTokens: 1e6,
-      maxTotalTokens: 2e6,
-    },
-  });
-  try {
-    const result = await app
-      .get(ToolBoundary)
-      .execute(ctx, app.get(EvidenceTools).lookupKnowledge, 'call_lookup', { query });
-    return JSON.parse(result.content) as {
-      evidence_status: string;
-      evidence: { document_id: string; title: string; excerpt: string }[];
-    };
-  } finally {
-    ctx.close();
-  }
-}
+type Lookup = {
+  evidence_status: string;
+  evidence: { document_id: string; title: string; excerpt: string }[];
+};
+
+const lookup = (app: INestApplication, query: string) =>
+  lookupKnowledge<Lookup>(app, query, { label: 'knowledge', timeoutMs: 10_000 });
 
 describe('lookup_knowledge (embedded BM25) and the documents API', () => {
   let first: RunningApp;

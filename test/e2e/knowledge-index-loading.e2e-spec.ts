@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { Connection, createConnection } from 'mysql2/promise';
-import { HarnessRetryPolicies, RunContext, ToolBoundary } from '@app/harness';
-import { EvidenceTools } from '@app/tools';
-import { RunJournalRepository, RunRepository } from '@app/trace';
 import { KnowledgeSearchPort } from '../../libs/tools/src/knowledge/knowledge-search.port';
 import { RunningApp, startApp } from '../support/app-under-test';
+import { lookupKnowledge } from '../support/knowledge-lookup';
 import { adminFetch, TEST_MYSQL } from '../support/test-env';
 
 /**
@@ -18,40 +16,15 @@ const database = `e2e_knowledge_loading_${process.pid}`;
 const documentsDir = mkdtempSync(join(tmpdir(), 'superbiz-loading-docs-'));
 const ENV = { DB_NAME: database, DB_MIGRATIONS_RUN: 'true', DOCUMENTS_DIR: documentsDir };
 
-let runCounter = 0;
-async function lookup(app: INestApplication, query: string) {
-  const sessionId = `s-loading-${process.pid}`;
-  const runId = `r-loading-${process.pid}-${(runCounter += 1)}`;
-  await app.get(RunRepository).startRun({ sessionId, runId, query, ownerKeyDigest: '0'.repeat(64) });
-  const ctx = RunContext.start({
-    sessionId,
-    runId,
-    journal: app.get(RunJournalRepository).open(runId),
-    timeoutMs: 30_000,
-    retryPolicies: HarnessRetryPolicies.defaults(),
-    limits: {
-      maxModelCalls: 5,
-      maxToolCalls: 5,
-      maxCallsPerTool: 5,
-      maxInputTokens: 1e6,
-      maxOutputTokens: 1e6,
-      maxTotalTokens: 2e6,
-    },
-  });
-  try {
-    const result = await app
-      .get(ToolBoundary)
-      .execute(ctx, app.get(EvidenceTools).lookupKnowledge, 'call_lookup', { query });
-    return JSON.parse(result.content) as {
-      evidence_status: string;
-      error_code?: string;
-      message?: string;
-      evidence?: { title: string }[];
-    };
-  } finally {
-    ctx.close();
-  }
-}
+type Lookup = {
+  evidence_status: string;
+  error_code?: string;
+  message?: string;
+  evidence?: { title: string }[];
+};
+
+const lookup = (app: INestApplication, query: string) =>
+  lookupKnowledge<Lookup>(app, query, { label: 'loading', timeoutMs: 30_000 });
 
 interface Health {
   status: string;
