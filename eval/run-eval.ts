@@ -521,10 +521,12 @@ export async function main(argv: string[]): Promise<EvalRun> {
       : await runScenario(scenario, index, opts, null, [underTest, ...baselines]);
     finished += 1;
     const line = [underTest, ...baselines]
-      .map(
-        (contender, position) =>
-          `${contender.name} ${scenarioResult(metaOf(scenario), outcomes[position]).result}`,
-      )
+      .map((contender, position) => {
+        const result = scenarioResult(metaOf(scenario), outcomes[position]);
+        // A run that was not scored says why (a provider failure, a refused request): never a bare verdict.
+        const why = result.score.status === 'not_scored' ? ` [${result.score.problems.join('; ')}]` : '';
+        return `${contender.name} ${result.result}${why}`;
+      })
       .join(', ');
     process.stderr.write(
       `eval: [${finished}/${scenarios.length}] ${scenario.name}: ${line} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
