@@ -27,6 +27,7 @@ import {
   TraceConfig,
 } from '@app/trace';
 import { AppModule } from '../../apps/server/src/app.module';
+import { KnowledgeSearchPort } from '../../libs/tools/src/knowledge/knowledge-search.port';
 import { StubLlmServer } from './stub-llm/stub-llm-server';
 import { TEST_RUN_LIMITS } from './run-limits';
 
@@ -94,6 +95,9 @@ export async function createHarnessFixture(options: FixtureOptions = {}): Promis
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
+  // As startApp: the knowledge index loads in the background; a spec starts once that I/O has ended, so
+  // no connection of the service pool is still the loader's when a spec freezes or cuts the database.
+  await app.get(KnowledgeSearchPort).loaded();
   return {
     app,
     stub,
