@@ -8,6 +8,7 @@ import { KnowledgeDocumentContentHash1796440000000 } from './1796440000000-Knowl
 import { AlertIngest1797000000000 } from './1797000000000-AlertIngest';
 import { NotificationDelivery1797100000000 } from './1797100000000-NotificationDelivery';
 import { KnowledgeDocumentListOrder1797200000000 } from './1797200000000-KnowledgeDocumentListOrder';
+import { NotificationResume1797300000000 } from './1797300000000-NotificationResume';
 
 /** Every migration, oldest first. The app runs pending ones at start; `npm run migration:run` does the same. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   AlertIngest1797000000000,
   NotificationDelivery1797100000000,
   KnowledgeDocumentListOrder1797200000000,
+  NotificationResume1797300000000,
 ];

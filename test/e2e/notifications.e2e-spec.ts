@@ -143,6 +143,8 @@ describe('notifications of chat-started runs', () => {
       NOTIFY_BACKOFF_BASE_MS: '20',
       NOTIFY_BACKOFF_MAX_MS: '100',
       NOTIFY_TIMEOUT_MS: '1000',
+      // Sweeps are notification-resume.e2e-spec's: one here would take over rows that file leaves.
+      NOTIFY_SWEEP_INTERVAL_MS: '3600000',
       SLACK_URL: `${slackUrl}/services/T000/B000/XXXX`,
       FEISHU_URL: `${feishuUrl}/open-apis/bot/v2/hook/abc`,
       ...SECRETS,

@@ -6,8 +6,9 @@ export const NOTIFICATION_KINDS = ['webhook', 'slack', 'feishu', 'dingtalk', 'we
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
- * A delivery's state: SENDING while one replica holds the (run, target) claim and is still trying (or
- * died trying: the claim is never taken over, so a target is never sent the same run twice).
+ * A delivery's state: SENDING while one replica holds the (run, target) claim and is still trying. A claim
+ * older than the delivery policy's longest possible try, or one a replica gave up at shutdown, is taken
+ * over by another replica and sent again with the same Idempotency-Key (docs/notifications.md).
  */
 export const NOTIFICATION_STATUSES = ['SENDING', 'DELIVERED', 'FAILED'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
@@ -30,10 +31,12 @@ export const NOTIFICATION_FAILURES = [
   'VENDOR_ERROR',
   /** HTTP 2xx whose body is not the vendor's documented answer. */
   'BAD_RESPONSE',
-  /** The run's terminal state was not stored; nothing is sent for a run still RUNNING. */
+  /** The run's terminal state was not stored; nothing is sent for a run still RUNNING (resumed once it is). */
   'RUN_NOT_FINISHED',
-  /** The service stopped before the delivery finished. */
+  /** The service stopped before the delivery finished; another replica resumes it. */
   'SHUTDOWN',
+  /** The target was removed from the targets file before a resumed delivery could be sent. */
+  'TARGET_REMOVED',
 ] as const;
 export type NotificationFailure = (typeof NOTIFICATION_FAILURES)[number];
 

@@ -1,5 +1,11 @@
 import type { NotificationMessage } from './notification-message';
-import { backoffMs, deliverNotification, DeliveryIo, DeliveryPolicy } from './notification-delivery';
+import {
+  backoffMs,
+  deliverNotification,
+  DeliveryIo,
+  DeliveryPolicy,
+  staleClaimMs,
+} from './notification-delivery';
 import type { NotificationTarget } from './notification-targets';
 
 const POLICY: DeliveryPolicy = { maxAttempts: 4, backoffBaseMs: 100, backoffMaxMs: 1000, timeoutMs: 5000 };
@@ -172,5 +178,21 @@ describe('backoffMs', () => {
     [1, 5000, 0, 1000],
   ])('after attempt %s (Retry-After %s, random %s): %s ms', (attempts, retryAfter, random, expected) => {
     expect(backoffMs(attempts, POLICY, retryAfter, random)).toBe(expected);
+  });
+});
+
+describe('staleClaimMs: longer than any live delivery can hold its claim', () => {
+  it.each([
+    [POLICY, 4 * 5000 + 3 * 1000 + 60_000],
+    [{ maxAttempts: 4, backoffBaseMs: 1000, backoffMaxMs: 30_000, timeoutMs: 10_000 }, 190_000],
+    [{ maxAttempts: 1, backoffBaseMs: 10, backoffMaxMs: 10, timeoutMs: 100 }, 60_100],
+  ])('%o: %s ms', (policy, expected) => {
+    expect(staleClaimMs(policy)).toBe(expected);
+  });
+
+  it('exceeds every wait and timeout a delivery can spend, a Retry-After at the cap included', () => {
+    const waits = [1, 2, 3].map((attempts) => backoffMs(attempts, POLICY, 10 ** 9, 1));
+    const longest = POLICY.maxAttempts * POLICY.timeoutMs + waits.reduce((sum, wait) => sum + wait, 0);
+    expect(staleClaimMs(POLICY)).toBeGreaterThan(longest);
   });
 });

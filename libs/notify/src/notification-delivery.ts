@@ -104,6 +104,21 @@ export async function deliverNotification(
   }
 }
 
+/** Slack beyond the policy's longest try before a SENDING claim counts as left: clocks, a slow record. */
+const STALE_CLAIM_MARGIN_MS = 60_000;
+
+/**
+ * How long a live replica can hold a claim: every attempt timing out after the longest wait, plus a
+ * margin. A SENDING row older than this was left by a replica that stopped (docs/notifications.md).
+ */
+export function staleClaimMs(policy: DeliveryPolicy): number {
+  return (
+    policy.maxAttempts * policy.timeoutMs +
+    (policy.maxAttempts - 1) * policy.backoffMaxMs +
+    STALE_CLAIM_MARGIN_MS
+  );
+}
+
 /**
  * The wait after attempt `attempts`: base × 2^(attempts-1), capped, with equal jitter (half fixed, half
  * random) so replicas' retries spread out; a Retry-After the target sent is honoured up to the cap.

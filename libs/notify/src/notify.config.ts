@@ -14,6 +14,8 @@ export class NotifyEnv {
   @IsInt() @Min(10) @Max(60_000) NOTIFY_BACKOFF_BASE_MS: number = 1000;
   @IsInt() @Min(10) @Max(600_000) NOTIFY_BACKOFF_MAX_MS: number = 30_000;
   @IsInt() @Min(100) @Max(120_000) NOTIFY_TIMEOUT_MS: number = 10_000;
+  /** How often each replica looks for deliveries a stopped replica left, and alert runs never notified. */
+  @IsInt() @Min(1000) @Max(3_600_000) NOTIFY_SWEEP_INTERVAL_MS: number = 30_000;
 }
 
 /**
@@ -35,7 +37,9 @@ export function loadNotifyConfig(env: Record<string, string | undefined>) {
     throw new ConfigValidationError(['NOTIFY_BACKOFF_MAX_MS must be at least NOTIFY_BACKOFF_BASE_MS']);
   }
   const file = values.NOTIFY_TARGETS_FILE;
-  if (file === undefined) return { targets: [] as NotificationTarget[], publicBaseUrl: null, policy };
+  const sweepIntervalMs = values.NOTIFY_SWEEP_INTERVAL_MS;
+  if (file === undefined)
+    return { targets: [] as NotificationTarget[], publicBaseUrl: null, policy, sweepIntervalMs };
   const base = values.NOTIFY_PUBLIC_BASE_URL;
   if (base === undefined || !isPublicBaseUrl(base)) {
     throw new ConfigValidationError([
@@ -50,7 +54,7 @@ export function loadNotifyConfig(env: Record<string, string | undefined>) {
     throw new ConfigValidationError([`NOTIFY_TARGETS_FILE: cannot read the file (${code})`]);
   }
   try {
-    return { targets: parseTargetsFile(text, env), publicBaseUrl: base, policy };
+    return { targets: parseTargetsFile(text, env), publicBaseUrl: base, policy, sweepIntervalMs };
   } catch (error) {
     if (error instanceof TargetsFileError) {
       throw new ConfigValidationError(error.problems.map((problem) => `NOTIFY_TARGETS_FILE: ${problem}`));

@@ -5,10 +5,11 @@ import { TraceModule } from '@app/trace';
 import { DELIVERY_IO, RunNotifier } from './run-notifier';
 import { SYSTEM_IO } from './notification-delivery';
 import { notifyConfig } from './notify.config';
+import { NotificationSweeper } from './notification-sweeper';
 
 @Module({
   imports: [ConfigModule.forFeature(notifyConfig), TraceModule, MetricsModule],
-  providers: [RunNotifier, { provide: DELIVERY_IO, useValue: SYSTEM_IO }],
-  exports: [RunNotifier],
+  providers: [RunNotifier, NotificationSweeper, { provide: DELIVERY_IO, useValue: SYSTEM_IO }],
+  exports: [RunNotifier, NotificationSweeper],
 })
 export class NotifyModule {}

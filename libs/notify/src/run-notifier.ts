@@ -5,9 +5,10 @@ import {
   describeDatabaseError,
   DeliveryResult,
   NotificationDeliveryRepository,
+  ResumableDelivery,
   RunRepository,
 } from '@app/trace';
-import { deliverNotification, DeliveryIo, SYSTEM_IO } from './notification-delivery';
+import { deliverNotification, DeliveryIo, staleClaimMs, SYSTEM_IO } from './notification-delivery';
 import { FinishedRunSummary, NotificationMessage, notificationMessageOf } from './notification-message';
 import type { NotificationTarget } from './notification-targets';
 import { notifyConfig, NotifyConfig } from './notify.config';
@@ -38,6 +39,16 @@ export class RunNotifier implements OnModuleDestroy {
     @Inject(DELIVERY_IO) private readonly io: DeliveryIo = SYSTEM_IO,
   ) {
     this.byName = new Map(config.targets.map((target) => [target.name, target]));
+  }
+
+  /** The configured targets' names. */
+  get targetNames(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** The longest a claim can be held by a live replica: a SENDING row older than this was left. */
+  get staleClaimMs(): number {
+    return staleClaimMs(this.config.policy);
   }
 
   /** Of `names`, those that are no configured target (a request naming one is refused with 400). */
@@ -108,7 +119,7 @@ export class RunNotifier implements OnModuleDestroy {
     target: NotificationTarget,
     message: NotificationMessage | null,
   ): Promise<void> {
-    const where = `notification of run ${summary.runId} to target "${target.name}" (${target.kind})`;
+    const where = whereOf(summary.runId, target);
     try {
       const claimed = await this.deliveries.claim({
         runId: summary.runId,
@@ -121,10 +132,67 @@ export class RunNotifier implements OnModuleDestroy {
         return;
       }
     } catch (error) {
-      // No claim, no send: a delivery nobody can record could be repeated by another replica.
+      // No claim, no send: a delivery nobody can record could be repeated by another replica. The
+      // sweeper finds an alert-started run left without its claims (NotificationSweeper).
       this.logger.error(`${where}: not sent, its claim could not be stored: ${describeDatabaseError(error)}`);
       return;
     }
+    await this.sendClaimed(summary.runId, target, message);
+  }
+
+  /**
+   * Finishes a delivery a stopped replica left (a SENDING claim past the longest try, or one given up at
+   * shutdown): taken over in MySQL first, so of replicas racing for it one sends; then sent as a fresh
+   * delivery with the same Idempotency-Key, so a receiver that got the first try can drop the repeat.
+   * Tracked like every delivery (`settled`).
+   */
+  resumeDelivery(delivery: ResumableDelivery, staleMs: number): Promise<void> {
+    const work = this.resume(delivery, staleMs).catch((error: unknown) => {
+      this.logger.error(
+        `resuming the notification of run ${delivery.runId} to "${delivery.targetName}" stopped: ${describeDatabaseError(error)}`,
+      );
+    });
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return work;
+  }
+
+  private async resume(delivery: ResumableDelivery, staleMs: number): Promise<void> {
+    if (!(await this.deliveries.takeOver(delivery.runId, delivery.targetName, staleMs))) return;
+    const target = this.byName.get(delivery.targetName);
+    if (target === undefined) {
+      this.logger.warn(
+        `notification of run ${delivery.runId} to target "${delivery.targetName}": not resumed, the target is no longer configured`,
+      );
+      await this.deliveries.finish(delivery.runId, delivery.targetName, {
+        status: 'FAILED',
+        failure: 'TARGET_REMOVED',
+        attempts: 0,
+        lastHttpStatus: null,
+        vendorCode: null,
+      });
+      return;
+    }
+    this.logger.warn(`${whereOf(delivery.runId, target)}: resumed, a stopped replica left it unfinished`);
+    const run = await this.runs.findRun(delivery.runId);
+    const message =
+      run === null || this.config.publicBaseUrl === null
+        ? null
+        : notificationMessageOf(
+            run,
+            { ...delivery, targets: [delivery.targetName] },
+            this.config.publicBaseUrl,
+          );
+    await this.sendClaimed(delivery.runId, target, message);
+  }
+
+  /** Sends a delivery this replica holds the claim of, and records how it ended. */
+  private async sendClaimed(
+    runId: string,
+    target: NotificationTarget,
+    message: NotificationMessage | null,
+  ): Promise<void> {
+    const where = whereOf(runId, target);
     const result: DeliveryResult =
       message === null
         ? {
@@ -137,7 +205,7 @@ export class RunNotifier implements OnModuleDestroy {
         : await deliverNotification(
             target,
             message,
-            idempotencyKeyOf(summary.runId, target.name),
+            idempotencyKeyOf(runId, target.name),
             this.config.policy,
             this.io,
             this.shutdown.signal,
@@ -154,13 +222,17 @@ export class RunNotifier implements OnModuleDestroy {
       );
     }
     try {
-      await this.deliveries.finish(summary.runId, target.name, result);
+      await this.deliveries.finish(runId, target.name, result);
     } catch (error) {
       this.logger.error(
         `${where}: its result (${result.status}) could not be stored: ${describeDatabaseError(error)}`,
       );
     }
   }
+}
+
+function whereOf(runId: string, target: NotificationTarget): string {
+  return `notification of run ${runId} to target "${target.name}" (${target.kind})`;
 }
 
 /** The same for every attempt and replica: a receiver that honours Idempotency-Key drops repeats. */

@@ -29,6 +29,8 @@ export type {
   DeliveryClaim,
   DeliveryResult,
   NotificationDelivery,
+  OwedAlertRun,
+  ResumableDelivery,
 } from './repositories/notification-delivery.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
 export type {
