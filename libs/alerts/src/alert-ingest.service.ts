@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import type { AlertOutcome } from '@app/contracts';
+import { RunCancelled } from '@app/harness';
 import {
   BackgroundTicket,
   ChatApplicationUseCase,
@@ -150,8 +151,10 @@ export class AlertIngestService implements BeforeApplicationShutdown {
     this.queued.add(ticket);
     const release = await ticket.admitted;
     this.queued.delete(ticket);
-    // A place given up at shutdown: the run still ends through the use case, as CANCELLED.
-    const signal = release ? new AbortController().signal : AbortSignal.abort();
+    // A place given up at shutdown: the run still ends through the use case, CANCELLED by SERVICE_STOPPING.
+    const signal = release
+      ? new AbortController().signal
+      : AbortSignal.abort(new RunCancelled('SERVICE_STOPPING'));
     try {
       // No client: nothing reads the events; the completion goes to RunCompletions' listeners.
       const stream = new ChatEventStream(() => undefined);

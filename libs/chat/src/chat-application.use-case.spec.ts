@@ -1,5 +1,6 @@
 import { draftJson, SUPPORTED, UNSUPPORTED } from '@test/support/diagnosis-scripts';
 import type { StubReply } from '@test/support/stub-llm/stub-script';
+import { RunCancelled } from '@app/harness';
 import { chatKit, KNOWLEDGE_DOC, recordingStream } from '@test/support/unit-chat';
 import { agentTurnsOnFakeLogs } from '@test/support/unit-diagnosis';
 import { SYSTEM_CHAT_CAPABILITIES, UnknownSession } from './chat-application.use-case';
@@ -426,6 +427,34 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
         failure: null,
       }),
     ]);
+  });
+
+  it('a run given up because the service stops is stored CANCELLED by SERVICE_STOPPING, not as a client leaving', async () => {
+    const kit = chatKit({ 'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED), 'semantic-guard': [SUPPORTED] });
+    const heard: { status: string }[] = [];
+    kit.completions.register({ runCompleted: (run) => void heard.push(run) });
+    const { stream } = recordingStream();
+    stream.metadata('alert-session', 'stopped-run');
+    await kit.useCase.runStarted(
+      {
+        sessionId: 'alert-session',
+        runId: 'stopped-run',
+        query: 'Alert investigation: "PaymentTimeouts"',
+        continued: false,
+        intent: 'DIAGNOSIS',
+        alert: ALERT,
+      },
+      stream,
+      AbortSignal.abort(new RunCancelled('SERVICE_STOPPING')),
+    );
+    expect(kit.journal.finished).toMatchObject({
+      status: 'CANCELLED',
+      releaseOutcome: 'CANCELLED',
+      errorCode: 'SERVICE_STOPPING',
+    });
+    expect(await runEnds(kit)).toEqual(['DIAGNOSIS/CANCELLED/SERVICE_STOPPING=1']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toEqual([expect.objectContaining({ status: 'CANCELLED' })]);
   });
 
   it('a chat run reports its completion too, with what its client heard; a failing listener changes nothing', async () => {

@@ -9,6 +9,7 @@ import {
   HarnessConfig,
   ModelGateway,
   RunContext,
+  RunCancelled,
   RunContextFactory,
   textOf,
   ToolBoundary,
@@ -450,10 +451,12 @@ export class ChatApplicationUseCase {
     const code = failureCodeOf(outcome);
     if (code === null) {
       stream.close();
+      const reason: unknown = ctx.signal.reason;
+      const by = reason instanceof RunCancelled ? reason.by : 'CLIENT_DISCONNECTED';
       return {
-        terminal: { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' },
+        terminal: { status: 'CANCELLED', releaseOutcome: 'CANCELLED', errorCode: by },
         announce: () => undefined,
-        end: { outcome: 'CANCELLED', reason: 'CLIENT_DISCONNECTED' },
+        end: { outcome: 'CANCELLED', reason: by },
       };
     }
     if (code === 'INTERNAL_ERROR') {
@@ -520,7 +523,7 @@ export class ChatApplicationUseCase {
       this.runs.endingNotStored(
         ctx.runId,
         terminal.status === 'CANCELLED'
-          ? { status: 'CANCELLED', errorCode: 'CLIENT_DISCONNECTED' }
+          ? { status: 'CANCELLED', errorCode: terminal.errorCode ?? 'CLIENT_DISCONNECTED' }
           : { status: 'FAILED', errorCode: 'INTERNAL_ERROR' },
       );
     }

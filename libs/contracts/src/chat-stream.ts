@@ -19,6 +19,13 @@ export type StatusCode = (typeof STATUS_CODES)[number];
 export const CONTENT_TYPES = ['SYSTEM_ANSWER', 'KNOWLEDGE_ANSWER', 'DIAGNOSIS_REPORT', 'FALLBACK'] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
 
+/**
+ * Why a run ended CANCELLED (its run row's error_code; nothing is announced): the client left, or the
+ * service stopped before a queued run without a client (an alert-started one) could start.
+ */
+export const CANCEL_CAUSES = ['CLIENT_DISCONNECTED', 'SERVICE_STOPPING'] as const;
+export type CancelCause = (typeof CANCEL_CAUSES)[number];
+
 export const FAILURE_CODES = [
   'ROUTING_UNAVAILABLE',
   'MODEL_UNAVAILABLE',

@@ -1,6 +1,8 @@
 import {
   ALERT_DEDUP_REASONS,
   ALERT_STATUSES,
+  CANCEL_CAUSES,
+  CancelCause,
   DONE_OUTCOMES,
   FAILURE_CODES,
   FailureCode,
@@ -31,7 +33,7 @@ export type RunEnd =
   | { outcome: 'SUCCESS'; reason: 'NONE' }
   | { outcome: 'FALLBACK'; reason: FallbackType }
   | { outcome: 'FAILED'; reason: FailureCode }
-  | { outcome: 'CANCELLED'; reason: 'CLIENT_DISCONNECTED' };
+  | { outcome: 'CANCELLED'; reason: CancelCause };
 export type RunEndReason = RunEnd['reason'];
 
 /** Every (outcome, reason) pair a run can end with: the series of superbiz_runs_finished_total. */
@@ -39,7 +41,7 @@ export const RUN_ENDS: readonly RunEnd[] = [
   { outcome: 'SUCCESS', reason: 'NONE' },
   ...FALLBACK_TYPES.map((reason) => ({ outcome: 'FALLBACK' as const, reason })),
   ...FAILURE_CODES.map((reason) => ({ outcome: 'FAILED' as const, reason })),
-  { outcome: 'CANCELLED', reason: 'CLIENT_DISCONNECTED' },
+  ...CANCEL_CAUSES.map((reason) => ({ outcome: 'CANCELLED' as const, reason })),
 ];
 
 /** The timeline phases that take time; RUN, RELEASE and BUDGET are instants. */
@@ -91,7 +93,7 @@ export const METRICS = {
     labels: {
       intent: RUN_INTENT_LABELS,
       outcome: RUN_OUTCOMES,
-      reason: ['NONE', ...FALLBACK_TYPES, ...FAILURE_CODES, 'CLIENT_DISCONNECTED'],
+      reason: ['NONE', ...FALLBACK_TYPES, ...FAILURE_CODES, ...CANCEL_CAUSES],
     },
   },
   runDuration: {

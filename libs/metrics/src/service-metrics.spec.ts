@@ -56,6 +56,7 @@ describe('METRICS (the catalog)', () => {
       ...FALLBACK_TYPES.map((type) => `FALLBACK/${type}`),
       ...FAILURE_CODES.map((code) => `FAILED/${code}`),
       'CANCELLED/CLIENT_DISCONNECTED',
+      'CANCELLED/SERVICE_STOPPING',
     ]);
     expect(METRICS.runsFinished.labels.reason).toEqual([...new Set(RUN_ENDS.map((end) => end.reason))]);
   });

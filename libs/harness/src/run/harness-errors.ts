@@ -1,3 +1,4 @@
+import type { CancelCause } from '@app/contracts';
 import type { RetryOperation } from '../retry/harness-retry-policies';
 
 /** Which configured limit a run hit. Recorded on the run as budget_exhausted_reason. */
@@ -23,7 +24,8 @@ export class BudgetExhausted extends Error {
 
 /** The client went away (or the run was stopped): nothing more may be done or sent for this run. */
 export class RunCancelled extends Error {
-  constructor() {
+  /** Who cancelled: the client (the default: a parent signal aborted without a cause is a client leaving) or a stopping service. */
+  constructor(readonly by: CancelCause = 'CLIENT_DISCONNECTED') {
     super('run cancelled');
     this.name = 'RunCancelled';
   }
