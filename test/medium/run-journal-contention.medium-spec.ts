@@ -1,4 +1,7 @@
+import type { PoolConnection } from 'mysql2';
 import { createConnection, Connection, RowDataPacket } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { RetentionService, RunJournalRepository, RunRepository, TimelineRepository } from '@app/trace';
 import { createHarnessFixture, HarnessFixture, startTestRun } from '../support/harness-fixture';
 import { TEST_MYSQL } from '../support/test-env';
@@ -196,5 +199,45 @@ describe('run journal under database contention (real MySQL)', () => {
     expect(result.deleted.diagnosis_trace_event).toBeGreaterThanOrEqual(sessions - 1);
     expect(await fixture.app.get(TimelineRepository).listForRun(live.runId)).toHaveLength(10);
     live.close();
+  });
+});
+
+describe('run journal when the service pool has no free connection (real MySQL)', () => {
+  let fixture: HarnessFixture;
+
+  beforeAll(async () => {
+    fixture = await createHarnessFixture({ database: { poolSize: 2, writeGraceMs: 500 } });
+  });
+  afterAll(async () => {
+    await fixture.close();
+  });
+
+  const obtain = () =>
+    (fixture.app.get(DataSource).driver as MysqlDriver).obtainMasterConnection() as Promise<PoolConnection>;
+
+  it('gives up a write that gets no connection within its limit, sends nothing, and returns the late connection to the pool', async () => {
+    const ctx = await startTestRun(fixture);
+    const held = [await obtain(), await obtain()];
+    const journal = fixture.app.get(RunJournalRepository);
+    const empty = { events: [], steps: [], invocations: [], intent: null, budgetExhausted: null };
+    await expect(
+      journal.finish(ctx.runId, empty, {
+        status: 'SUCCESS',
+        releaseOutcome: 'SUCCESS',
+        conclusion: 'never written',
+        modelCalls: 0,
+        toolCalls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        totalTokens: 0,
+        durationMs: 1,
+      }),
+    ).rejects.toMatchObject({ code: 'SUPERBIZ_NO_CONNECTION_IN_TIME' });
+    held.forEach((connection) => connection.release());
+    // The connection the abandoned wait got later went back: the pool's two are both free again.
+    const again = [await obtain(), await obtain()];
+    again.forEach((connection) => connection.release());
+    expect((await fixture.app.get(RunRepository).findRun(ctx.runId))?.status).toBe('RUNNING');
+    ctx.close();
   });
 });

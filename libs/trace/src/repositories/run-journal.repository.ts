@@ -238,7 +238,6 @@ function runRowOnly(batch: JournalBatch): JournalBatch {
 const hasRows = (batch: JournalBatch) =>
   batch.events.length + batch.steps.length + batch.invocations.length > 0;
 
-/** Thrown before sending a packet the server would refuse (and answer by closing the connection). */
 /** No pooled connection within the write's time limit: nothing was sent, so nothing was written. */
 class NoConnectionInTime extends Error {
   override readonly name = 'NoConnectionInTime';
@@ -248,6 +247,7 @@ class NoConnectionInTime extends Error {
   }
 }
 
+/** Thrown before sending a packet the server would refuse (and answer by closing the connection). */
 class PacketTooLarge extends Error {
   override readonly name = 'PacketTooLarge';
   readonly code = 'ER_NET_PACKET_TOO_LARGE';
