@@ -1,4 +1,11 @@
-import { asciiCaseSearch, ByteSearch } from './ascii-case-search';
+import {
+  anchorOf,
+  asciiCaseScan,
+  asciiCaseSearch,
+  ByteScan,
+  ByteSearch,
+  rarityOf,
+} from './ascii-case-search';
 import type { LogFormatId } from './formats';
 
 /**
@@ -29,13 +36,13 @@ const ENCODED_MESSAGE: Partial<Record<LogFormatId, Buffer[]>> = {
  * A line it rejects cannot match, so it is not examined; it is never counted as unread.
  */
 export interface LinePrefilter {
-  /** The rarest-looking run (the longest), searched first over a whole chunk. */
+  /** The rarest-looking run (see searchOrderOf), searched first over a whole chunk. */
   primary: string;
   others: string[];
   /** Raw bytes that make a line always examined. */
   always: Buffer[];
   /** The runs' byte searches (ASCII case-insensitive), built once per scan of a file. */
-  findPrimary: ByteSearch;
+  scanPrimary: (bytes: Buffer, from: number, to: number) => ByteScan;
   findOthers: ByteSearch[];
 }
 
@@ -60,21 +67,37 @@ export function prefilterOf(
     }
   }
   if (runs.size === 0) return null;
-  const [primary, ...others] = [...runs].sort((a, b) => b.length - a.length || a.localeCompare(b));
+  const [primary, ...others] = searchOrderOf([...runs]);
   return {
     primary,
     others,
     always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])],
-    findPrimary: asciiCaseSearch(primary),
+    scanPrimary: asciiCaseScan(primary),
     findOthers: others.map(asciiCaseSearch),
   };
 }
 
 /**
+ * The runs in the order to search them: first the one likely to occur least, as its anchor byte
+ * (`anchorOf`) is rarest, among the runs at least half as long as the longest (a short run skips little
+ * where its anchor proves common); then longest first, then alphabetical.
+ */
+export function searchOrderOf(runs: readonly string[]): string[] {
+  const longest = Math.max(...runs.map((run) => run.length));
+  const rarity = (run: string) => {
+    if (2 * run.length < longest) return -1;
+    const bytes = Buffer.from(run, 'utf8');
+    return rarityOf(bytes[anchorOf(bytes)]);
+  };
+  return [...runs].sort((a, b) => rarity(b) - rarity(a) || b.length - a.length || a.localeCompare(b));
+}
+
+/**
  * The lines of `bytes[start, end)` (whole lines) that can match, as [start, end) offsets into `bytes`
  * without the line break, in order. The bytes are searched as they are (no decoding, no copy): the
- * primary run over the whole chunk, then the other runs only in the line around each hit; line breaks
- * are looked for only there. Lines holding an `always` marker are added whatever they hold.
+ * primary run over the whole chunk (by its rarest byte, see asciiCaseScan), then the other runs only in
+ * the line around each hit; line breaks are looked for only there. Lines holding an `always` marker are
+ * added whatever they hold.
  */
 export function candidateLines(
   bytes: Buffer,
@@ -88,8 +111,9 @@ export function candidateLines(
     return [from, newline < 0 || newline >= end ? end : newline];
   };
   const found: [number, number][] = [];
+  const primary = filter.scanPrimary(bytes, start, end);
   for (let at = start; at < end;) {
-    const hit = filter.findPrimary(bytes, at, end);
+    const hit = primary.next(at);
     if (hit < 0) break;
     const [from, to] = lineAround(hit);
     if (filter.findOthers.every((find) => find(bytes, from, to) >= 0)) found.push([from, to]);
