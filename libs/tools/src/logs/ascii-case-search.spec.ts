@@ -83,6 +83,15 @@ describe('asciiCaseScan', () => {
     expect(hits('kafka', text)).toEqual(expected);
   });
 
+  it('goes on with the skip search it is given (another needle) where the anchor is common', () => {
+    const text = `${'k'.repeat(5000)}xKAFKAx-LONGER-NEEDLE-kafka`;
+    const bytes = Buffer.from(text, 'latin1');
+    const scan = asciiCaseScan('kafka', asciiCaseSearch('needle'))(bytes, 0, bytes.length);
+    // The k's before KAFKA give up the anchor, so the skip search finds the next NEEDLE instead.
+    expect(scan.next(0)).toBe(text.indexOf('NEEDLE'));
+    expect(scan.next(text.indexOf('NEEDLE') + 1)).toBe(-1);
+  });
+
   it('finds what a lower-cased indexOf finds, over generated text', () => {
     let seed = 11;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);

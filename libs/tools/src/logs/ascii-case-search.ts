@@ -84,12 +84,15 @@ const BYTES_PER_FALSE_ANCHOR = 256;
  * Hits of an ASCII case-insensitive needle over `bytes[from, to)`, found as a fast grep does: its rarest
  * byte (both cases) is looked for with native memchr (`Buffer.indexOf` of a byte), each candidate then
  * compared in place. When the anchor byte turns out common in this range (many candidates that are no
- * hit), the rest of the range is searched with the skip search (`asciiCaseSearch`), so a range costs at
- * most a little more than that search alone.
+ * hit), the rest of the range is searched with `skipSearch` (by default the skip search for the same
+ * needle; a caller that needs every needle of a set may pass a longer one's, which skips further), so a
+ * range costs at most a little more than that search alone.
  */
-export function asciiCaseScan(needle: string): (bytes: Buffer, from: number, to: number) => ByteScan {
+export function asciiCaseScan(
+  needle: string,
+  skipSearch: ByteSearch = asciiCaseSearch(needle),
+): (bytes: Buffer, from: number, to: number) => ByteScan {
   const folded = Uint8Array.from(Buffer.from(needle, 'utf8'), (byte) => FOLD[byte]);
-  const skipSearch = asciiCaseSearch(needle);
   const length = folded.length;
   const anchor = anchorOf(folded);
   const lower = folded[anchor];

@@ -84,6 +84,23 @@ describe('candidateLines', () => {
     expect(lines(text, ['id'], formatById('pino-json'))).toEqual(['{"msg":"İD"}', '{"msg":"\\u212a"}']);
   });
 
+  it.each([
+    ['a rare anchor', ['kafka', 'lag']],
+    ['an anchor common in every line (the longest run drives the search)', ['kv', 'consumer']],
+    ['a run in every line', ['consumer', 'group']],
+  ])('keeps exactly the lines holding every run, any case, with %s', (_name, include) => {
+    let seed = 3;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const words = ['KV', 'kv', 'Kafka', 'lag', 'LAG', 'consumer', 'Consumer', 'group', 'x', '"k"', 'kafk'];
+    const all = Array.from(
+      { length: 2000 },
+      () =>
+        `{"group":"${Array.from({ length: 1 + (next() % 6) }, () => words[next() % words.length]).join(' ')}"}`,
+    );
+    const expected = all.filter((line) => include.every((run) => line.toLowerCase().includes(run)));
+    expect(lines(all.join('\n'), include)).toEqual(expected);
+  });
+
   it('handles a last line without a line break and hits at line edges', () => {
     expect(lines('timeout\nok\ntimeout', ['timeout'])).toEqual(['timeout', 'timeout']);
   });

@@ -43,7 +43,8 @@ export interface LinePrefilter {
   always: Buffer[];
   /** The runs' byte searches (ASCII case-insensitive), built once per scan of a file. */
   scanPrimary: (bytes: Buffer, from: number, to: number) => ByteScan;
-  findOthers: ByteSearch[];
+  /** Every run's search, to test a candidate line (the scan may have found it by another run). */
+  findEach: ByteSearch[];
 }
 
 const RUN = /[a-z0-9_]+/g;
@@ -68,19 +69,21 @@ export function prefilterOf(
   }
   if (runs.size === 0) return null;
   const [primary, ...others] = searchOrderOf([...runs]);
+  const longest = [...runs].sort((a, b) => b.length - a.length || a.localeCompare(b))[0];
   return {
     primary,
     others,
     always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])],
-    scanPrimary: asciiCaseScan(primary),
-    findOthers: others.map(asciiCaseSearch),
+    // Where the primary's anchor proves common, the longest run skips furthest.
+    scanPrimary: asciiCaseScan(primary, asciiCaseSearch(longest)),
+    findEach: [primary, ...others].map(asciiCaseSearch),
   };
 }
 
 /**
  * The runs in the order to search them: first the one likely to occur least, as its anchor byte
- * (`anchorOf`) is rarest, among the runs at least half as long as the longest (a short run skips little
- * where its anchor proves common); then longest first, then alphabetical.
+ * (`anchorOf`) is rarest, among the runs at least half as long as the longest (a short run occurs more
+ * often by chance); then longest first, then alphabetical.
  */
 export function searchOrderOf(runs: readonly string[]): string[] {
   const longest = Math.max(...runs.map((run) => run.length));
@@ -116,7 +119,7 @@ export function candidateLines(
     const hit = primary.next(at);
     if (hit < 0) break;
     const [from, to] = lineAround(hit);
-    if (filter.findOthers.every((find) => find(bytes, from, to) >= 0)) found.push([from, to]);
+    if (filter.findEach.every((find) => find(bytes, from, to) >= 0)) found.push([from, to]);
     at = to + 1;
   }
   const marked = markedOffsets(bytes.subarray(start, end), filter.always).map((at) => lineAround(start + at));
