@@ -41,7 +41,7 @@ export interface LinePrefilter {
   others: string[];
   /** Raw bytes that make a line always examined. */
   always: Buffer[];
-  /** The runs' byte searches (ASCII case-insensitive), built once per scan of a file. */
+  /** The chunk scan for the primary run (ASCII case-insensitive), built once per scan of a file. */
   scanPrimary: (bytes: Buffer, from: number, to: number) => ByteScan;
   /** Every run's search, to test a candidate line (the scan may have found it by another run). */
   findEach: ByteSearch[];
@@ -98,8 +98,8 @@ export function searchOrderOf(runs: readonly string[]): string[] {
 /**
  * The lines of `bytes[start, end)` (whole lines) that can match, as [start, end) offsets into `bytes`
  * without the line break, in order. The bytes are searched as they are (no decoding, no copy): the
- * primary run over the whole chunk (by its rarest byte, see asciiCaseScan), then the other runs only in
- * the line around each hit; line breaks are looked for only there. Lines holding an `always` marker are
+ * primary run over the whole chunk (by its rarest byte, see asciiCaseScan), then every run only in the
+ * line around each hit; line breaks are looked for only there. Lines holding an `always` marker are
  * added whatever they hold.
  */
 export function candidateLines(
