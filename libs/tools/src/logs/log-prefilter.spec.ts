@@ -1,5 +1,5 @@
 import { formatById } from './formats';
-import { candidateLines, prefilterOf } from './log-prefilter';
+import { candidateLines, prefilterOf, searchOrderOf } from './log-prefilter';
 
 const lines = (
   text: string,
@@ -17,8 +17,8 @@ const lines = (
 
 describe('prefilterOf', () => {
   it.each([
-    ['every required term contributes its runs, longest first', ['payment-service', 'timeout'], 'payment'],
-    ['a quoted phrase contributes each of its words', ['connection is not available'], 'connection'],
+    ['every required term contributes its runs', ['payment-service', 'timeout'], 'service'],
+    ['a quoted phrase contributes each of its words', ['connection is not available'], 'available'],
     ['runs the level word may supply are not required', ['error', 'hikaripool'], 'hikaripool'],
   ])('%s', (_name, include, primary) => {
     expect(prefilterOf(include, formatById('json'), null)?.primary).toBe(primary);
@@ -32,6 +32,18 @@ describe('prefilterOf', () => {
     ['a multi-line format (a term may be in a stack-trace line)', ['timeout'], formatById('logback'), null],
   ])('is null (every line parsed) for %s', (_name, include, format, service) => {
     expect(prefilterOf(include, format, service)).toBeNull();
+  });
+});
+
+describe('searchOrderOf', () => {
+  it.each([
+    ['the run with the rarest anchor byte first', ['connection', 'hikaripool'], ['hikaripool', 'connection']],
+    ['a run under half the longest never first', ['zq', 'timeout'], ['timeout', 'zq']],
+    ['equally rare anchors: the longest first', ['kafka', 'kafkas'], ['kafkas', 'kafka']],
+    ['then alphabetical', ['ok', 'ko'], ['ko', 'ok']],
+    ['digits are common', ['5041', 'trace'], ['trace', '5041']],
+  ])('%s', (_name, runs, expected) => {
+    expect(searchOrderOf(runs)).toEqual(expected);
   });
 });
 
@@ -70,6 +82,23 @@ describe('candidateLines', () => {
   it('keeps lines with characters whose lower case is ASCII (İ, Kelvin sign)', () => {
     const text = '{"msg":"İD"}\n{"msg":"nothing"}\n{"msg":"\\u212a"}';
     expect(lines(text, ['id'], formatById('pino-json'))).toEqual(['{"msg":"İD"}', '{"msg":"\\u212a"}']);
+  });
+
+  it.each([
+    ['a rare anchor', ['kafka', 'lag']],
+    ['an anchor common in every line (the longest run drives the search)', ['kv', 'consumer']],
+    ['a run in every line', ['consumer', 'group']],
+  ])('keeps exactly the lines holding every run, any case, with %s', (_name, include) => {
+    let seed = 3;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const words = ['KV', 'kv', 'Kafka', 'lag', 'LAG', 'consumer', 'Consumer', 'group', 'x', '"k"', 'kafk'];
+    const all = Array.from(
+      { length: 2000 },
+      () =>
+        `{"group":"${Array.from({ length: 1 + (next() % 6) }, () => words[next() % words.length]).join(' ')}"}`,
+    );
+    const expected = all.filter((line) => include.every((run) => line.toLowerCase().includes(run)));
+    expect(lines(all.join('\n'), include)).toEqual(expected);
   });
 
   it('handles a last line without a line break and hits at line edges', () => {

@@ -1,3 +1,11 @@
+import {
+  anchorOf,
+  asciiCaseScan,
+  asciiCaseSearch,
+  ByteScan,
+  ByteSearch,
+  rarityOf,
+} from './ascii-case-search';
 import type { LogFormatId } from './formats';
 
 /**
@@ -28,11 +36,15 @@ const ENCODED_MESSAGE: Partial<Record<LogFormatId, Buffer[]>> = {
  * A line it rejects cannot match, so it is not examined; it is never counted as unread.
  */
 export interface LinePrefilter {
-  /** The rarest-looking run (the longest), searched first over a whole chunk. */
+  /** The rarest-looking run (see searchOrderOf), searched first over a whole chunk. */
   primary: string;
   others: string[];
   /** Raw bytes that make a line always examined. */
   always: Buffer[];
+  /** The chunk scan for the primary run (ASCII case-insensitive), built once per scan of a file. */
+  scanPrimary: (bytes: Buffer, from: number, to: number) => ByteScan;
+  /** Every run's search, to test a candidate line (the scan may have found it by another run). */
+  findEach: ByteSearch[];
 }
 
 const RUN = /[a-z0-9_]+/g;
@@ -56,14 +68,39 @@ export function prefilterOf(
     }
   }
   if (runs.size === 0) return null;
-  const [primary, ...others] = [...runs].sort((a, b) => b.length - a.length || a.localeCompare(b));
-  return { primary, others, always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])] };
+  const [primary, ...others] = searchOrderOf([...runs]);
+  const longest = [...runs].sort((a, b) => b.length - a.length || a.localeCompare(b))[0];
+  return {
+    primary,
+    others,
+    always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])],
+    // Where the primary's anchor proves common, the longest run skips furthest.
+    scanPrimary: asciiCaseScan(primary, asciiCaseSearch(longest)),
+    findEach: [primary, ...others].map(asciiCaseSearch),
+  };
+}
+
+/**
+ * The runs in the order to search them: first the one likely to occur least, as its anchor byte
+ * (`anchorOf`) is rarest, among the runs at least half as long as the longest (a short run occurs more
+ * often by chance); then longest first, then alphabetical.
+ */
+export function searchOrderOf(runs: readonly string[]): string[] {
+  const longest = Math.max(...runs.map((run) => run.length));
+  const rarity = (run: string) => {
+    if (2 * run.length < longest) return -1;
+    const bytes = Buffer.from(run, 'utf8');
+    return rarityOf(bytes[anchorOf(bytes)]);
+  };
+  return [...runs].sort((a, b) => rarity(b) - rarity(a) || b.length - a.length || a.localeCompare(b));
 }
 
 /**
  * The lines of `bytes[start, end)` (whole lines) that can match, as [start, end) offsets into `bytes`
- * without the line break. The bytes are read as latin1 (one character per byte, so string offsets are
- * byte offsets) and searched with case-insensitive expressions, which fold ASCII letters only.
+ * without the line break, in order. The bytes are searched as they are (no decoding, no copy): the
+ * primary run over the whole chunk (by its rarest byte, see asciiCaseScan), then every run only in the
+ * line around each hit; line breaks are looked for only there. Lines holding an `always` marker are
+ * added whatever they hold.
  */
 export function candidateLines(
   bytes: Buffer,
@@ -71,37 +108,38 @@ export function candidateLines(
   end: number,
   filter: LinePrefilter,
 ): [number, number][] {
-  const text = bytes.toString('latin1', start, end);
-  const primary = new RegExp(filter.primary, 'gi');
-  const others = filter.others.map((run) => new RegExp(run, 'i'));
-  const found: [number, number][] = [];
   const lineAround = (at: number): [number, number] => {
-    const from = text.lastIndexOf('\n', at) + 1;
-    const newline = text.indexOf('\n', at);
-    return [from, newline < 0 ? text.length : newline];
+    const from = at > start ? Math.max(start, bytes.lastIndexOf(10, at - 1) + 1) : start;
+    const newline = bytes.indexOf(10, at);
+    return [from, newline < 0 || newline >= end ? end : newline];
   };
-  const chunk = bytes.subarray(start, end);
-  if (filter.always.some((marker) => chunk.includes(marker))) {
-    // Rare: test line by line, keeping every line with a marker.
-    const markers = filter.always.map((marker) => marker.toString('latin1'));
-    const one = new RegExp(filter.primary, 'i');
-    for (let from = 0; from < text.length;) {
-      const [, to] = lineAround(from);
-      const line = text.slice(from, to);
-      if (
-        (one.test(line) && others.every((run) => run.test(line))) ||
-        markers.some((marker) => line.includes(marker))
-      )
-        found.push([start + from, start + to]);
-      from = to + 1;
+  const found: [number, number][] = [];
+  const primary = filter.scanPrimary(bytes, start, end);
+  for (let at = start; at < end;) {
+    const hit = primary.next(at);
+    if (hit < 0) break;
+    const [from, to] = lineAround(hit);
+    if (filter.findEach.every((find) => find(bytes, from, to) >= 0)) found.push([from, to]);
+    at = to + 1;
+  }
+  const marked = markedOffsets(bytes.subarray(start, end), filter.always).map((at) => lineAround(start + at));
+  if (marked.length === 0) return found;
+  // Rare: merge the marked lines in, each line once.
+  const byStart = new Map<number, [number, number]>();
+  for (const line of [...found, ...marked]) byStart.set(line[0], line);
+  return [...byStart.values()].sort((a, b) => a[0] - b[0]);
+}
+
+/** Offsets in `chunk` where any marker occurs, at most one per marker per line. */
+function markedOffsets(chunk: Buffer, markers: readonly Buffer[]): number[] {
+  const hits: number[] = [];
+  for (const marker of markers) {
+    for (let hit = chunk.indexOf(marker); hit >= 0;) {
+      hits.push(hit);
+      const newline = chunk.indexOf(10, hit);
+      if (newline < 0) break;
+      hit = chunk.indexOf(marker, newline + 1);
     }
-    return found;
   }
-  for (let hit = primary.exec(text); hit; hit = primary.exec(text)) {
-    const [from, to] = lineAround(hit.index);
-    const line = others.length > 0 ? text.slice(from, to) : '';
-    if (others.every((run) => run.test(line))) found.push([start + from, start + to]);
-    primary.lastIndex = to + 1;
-  }
-  return found;
+  return hits;
 }
