@@ -92,6 +92,15 @@ describe('asciiCaseScan', () => {
     expect(scan.next(text.indexOf('NEEDLE') + 1)).toBe(-1);
   });
 
+  it('starts the other needle’s skip search where the call started, not where the anchors gave up', () => {
+    // NEEDLE sits before the run of anchor bytes that makes the scan give up: a line holding both
+    // needles must still be found by the other one.
+    const text = `x-NEEDLE-${'k'.repeat(5000)}-kafka`;
+    const bytes = Buffer.from(text, 'latin1');
+    const scan = asciiCaseScan('kafka', asciiCaseSearch('needle'))(bytes, 0, bytes.length);
+    expect(scan.next(0)).toBe(text.indexOf('NEEDLE'));
+  });
+
   it('finds what a lower-cased indexOf finds, over generated text', () => {
     let seed = 11;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);

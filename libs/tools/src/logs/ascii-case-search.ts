@@ -119,6 +119,9 @@ export function asciiCaseScan(
     return {
       next(at) {
         if (skipping) return skipSearch(bytes, at, to);
+        // The skip search may look for another needle: it starts where this call did, not where the
+        // anchors stopped, or a hit of its needle before that point (in the same line) would be lost.
+        const called = at;
         for (;;) {
           const min = at + anchor;
           nextLower = nextOf(lower, nextLower, min);
@@ -131,7 +134,7 @@ export function asciiCaseScan(
           at = start + 1;
           if (falseAnchors >= MIN_FALSE_ANCHORS && falseAnchors * BYTES_PER_FALSE_ANCHOR > at - from) {
             skipping = true;
-            return skipSearch(bytes, at, to);
+            return skipSearch(bytes, called, to);
           }
         }
       },

@@ -1,5 +1,6 @@
-import { formatById } from './formats';
-import { candidateLines, prefilterOf, searchOrderOf } from './log-prefilter';
+import { DEFAULT_JSON_FIELDS, formatById, LogRecord, RecordReader } from './formats';
+import { matchesLogQuery, parseLogQuery } from './log-match';
+import { candidateLines, candidateRecords, prefilterOf, searchOrderOf } from './log-prefilter';
 
 const lines = (
   text: string,
@@ -29,7 +30,6 @@ describe('prefilterOf', () => {
     ['only level words', ['error', 'WARN'], formatById('json'), null],
     ['only the service the file path gives', ['payment-service'], formatById('json'), 'payment-service'],
     ['only text without ASCII runs', ['超时'], formatById('json'), null],
-    ['a multi-line format (a term may be in a stack-trace line)', ['timeout'], formatById('logback'), null],
   ])('is null (every line parsed) for %s', (_name, include, format, service) => {
     expect(prefilterOf(include, format, service)).toBeNull();
   });
@@ -72,6 +72,11 @@ describe('candidateLines', () => {
     expect(lines(text, include)).toEqual(expected.map((index) => all[index]));
   });
 
+  it('keeps a line holding every run when the primary’s anchor byte is common before it (the skip search takes over)', () => {
+    const line = `{"message":"cache ${'m'.repeat(5000)} more"}`;
+    expect(lines(`${line}\n`, ['cache', 'more'])).toEqual([line]);
+  });
+
   it('keeps the lines whose message journald wrote as bytes (always examined)', () => {
     const text = '{"MESSAGE":[104,105],"PRIORITY":"3"}\n{"MESSAGE":"other","PRIORITY":"6"}';
     expect(lines(text, ['hi'], formatById('journald-json'))).toEqual([
@@ -103,5 +108,117 @@ describe('candidateLines', () => {
 
   it('handles a last line without a line break and hits at line edges', () => {
     expect(lines('timeout\nok\ntimeout', ['timeout'])).toEqual(['timeout', 'timeout']);
+  });
+});
+
+describe('candidateRecords (formats whose records span lines)', () => {
+  const LOGBACK = formatById('logback');
+  const CONTEXT = { timeZone: 'UTC', referenceTime: 0, fields: DEFAULT_JSON_FIELDS };
+  const startsRecord = (line: string) => LOGBACK.continuation?.(line) === null;
+  const header = (second: number, message: string) =>
+    `2026-12-05 10:15:${String(second % 60).padStart(2, '0')}.123 ERROR [main] c.e.OrderService - ${message}`;
+
+  /** The messages of the records that match `query`, reading `text` in chunks cut at `cuts` (line starts). */
+  const matches = (text: string, query: string, cuts: number[], prefiltered: boolean): string[] => {
+    const terms = parseLogQuery(query);
+    const filter = prefilterOf(terms.include, LOGBACK, null);
+    const bytes = Buffer.from(text, 'utf8');
+    const reader = new RecordReader(LOGBACK, CONTEXT);
+    const found: string[] = [];
+    const take = (record: LogRecord) => {
+      if (matchesLogQuery({ ...record, service: 'order-service' }, terms, {})) found.push(record.message);
+    };
+    const bounds = [0, ...cuts, bytes.length];
+    for (let i = 0; i + 1 < bounds.length; i += 1) {
+      const [start, end] = [bounds[i], bounds[i + 1]];
+      const spans =
+        prefiltered && filter
+          ? (candidateRecords(bytes, start, end, filter, startsRecord) ?? [[start, end]])
+          : [[start, end]];
+      for (const [from, to] of spans) {
+        for (const line of bytes.toString('utf8', from, to).split('\n')) {
+          if (line.trim() === '') continue;
+          for (const step of reader.push(line)) if (step.kind === 'record') take(step.record);
+        }
+      }
+    }
+    for (const step of reader.end()) if (step.kind === 'record') take(step.record);
+    return found;
+  };
+
+  it('lets a record through whole when its stack trace holds the term, and skips records without it', () => {
+    const text = [
+      header(1, 'Handled request 1'),
+      header(2, 'Payment failed'),
+      'java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available',
+      '\tat com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:696)',
+      header(3, 'Handled request 3'),
+      header(4, 'Handled request 4'),
+      '',
+    ].join('\n');
+    const bytes = Buffer.from(text, 'utf8');
+    const filter = prefilterOf(['hikaripool'], LOGBACK, null)!;
+    const spans = candidateRecords(bytes, 0, bytes.length, filter, startsRecord)!;
+    expect(spans.map(([from, to]) => bytes.toString('utf8', from, to).trim().split('\n').length)).toEqual([
+      3, // the payment record with its two stack-trace lines
+      1, // the chunk's last record, which the next chunk may continue
+    ]);
+    expect(bytes.toString('utf8', spans[0][0], spans[0][1])).toContain('Payment failed');
+  });
+
+  it('keeps the lines a chunk starts with that continue the record the previous chunk began', () => {
+    const text = ['\tat com.example.Pool.get(Pool.java:12)', header(5, 'Handled request 5'), ''].join('\n');
+    const bytes = Buffer.from(text, 'utf8');
+    const filter = prefilterOf(['hikaripool'], LOGBACK, null)!;
+    const spans = candidateRecords(bytes, 0, bytes.length, filter, startsRecord)!;
+    expect(spans).toEqual([[0, bytes.length]]);
+  });
+
+  it('is null (the chunk is read whole) when a hit is further from its record start than the reader joins', () => {
+    const text = [
+      header(1, 'start'),
+      ...Array.from({ length: 600 }, (_, i) => `\tat frame${i}`),
+      '\tat com.zaxxer.hikari.HikariPool.get',
+      '',
+    ].join('\n');
+    const bytes = Buffer.from(text, 'utf8');
+    const filter = prefilterOf(['hikaripool'], LOGBACK, null)!;
+    expect(candidateRecords(bytes, 0, bytes.length, filter, startsRecord)).toBeNull();
+  });
+
+  it('finds exactly the records reading every line finds, wherever the chunks are cut (randomised)', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+    const words = ['order', 'payment', 'timeout', 'retry', 'inventory', 'cache'];
+    const stack = [
+      'Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available',
+      '\tat com.example.OrderService.pay(OrderService.java:42)',
+      '\t... 12 more',
+      '\tat com.example.Payment.retry(Payment.java:7)',
+    ];
+    for (let round = 0; round < 40; round += 1) {
+      const lines: string[] = [];
+      for (let record = 0; record < 60; record += 1) {
+        lines.push(header(record, `${pick(words)} ${pick(words)} request ${record}`));
+        if (random() < 0.4) for (let n = Math.floor(random() * 5); n >= 0; n -= 1) lines.push(pick(stack));
+      }
+      const text = `${lines.join('\n')}\n`;
+      const starts = [...text.matchAll(/\n/g)]
+        .map((match) => match.index! + 1)
+        .filter((at) => at < text.length);
+      const cuts = [
+        ...new Set(Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(starts))),
+      ].sort((a, b) => a - b);
+      const query = pick([
+        'hikaripool',
+        'payment retry',
+        'OrderService timeout',
+        'cache "more"',
+        'inventory',
+      ]);
+      const all = matches(text, query, cuts, false);
+      expect(matches(text, query, cuts, true)).toEqual(all);
+    }
   });
 });

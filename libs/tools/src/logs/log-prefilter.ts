@@ -6,7 +6,7 @@ import {
   ByteSearch,
   rarityOf,
 } from './ascii-case-search';
-import type { LogFormatId } from './formats';
+import { type LogFormatId, MAX_JOINED_LINES } from './formats';
 
 /**
  * Text a record's searchable text can hold that its line's bytes need not: the level word (a format may
@@ -55,11 +55,9 @@ const RUN = /[a-z0-9_]+/g;
  */
 export function prefilterOf(
   include: readonly string[],
-  format: { id: LogFormatId; continuation?: unknown },
+  format: { id: LogFormatId },
   fallbackService: string | null,
 ): LinePrefilter | null {
-  // A record of a multi-line format spans lines: the term may be in a continuation line, so parse all.
-  if (format.continuation) return null;
   const synthetic = `${LEVEL_WORDS} ${(fallbackService ?? 'unknown').toLowerCase()}`;
   const runs = new Set<string>();
   for (const term of include) {
@@ -142,4 +140,87 @@ function markedOffsets(chunk: Buffer, markers: readonly Buffer[]): number[] {
     }
   }
   return hits;
+}
+
+/**
+ * For a format whose records span lines (a stack trace under its log line): the byte spans of `bytes[start,
+ * end)` to feed, each whole lines starting at a record's first line — the record around each hit of the
+ * primary run (back to the line that starts it, on to the line before the next one), kept when every run
+ * is somewhere in it; the record of a line holding an `always` marker; and, whatever they hold, the
+ * chunk's first lines up to its first record start (the end of a record the previous chunk began) and
+ * its last record (which the next chunk may continue). A record in between holds no hit, so it cannot
+ * match. Null when a record's first line is more than MAX_JOINED_LINES away from a hit: feed the chunk
+ * whole then (the reader refuses such a record anyway). `startsRecord` tells a line that is not a
+ * continuation.
+ */
+export function candidateRecords(
+  bytes: Buffer,
+  start: number,
+  end: number,
+  filter: LinePrefilter,
+  startsRecord: (line: string) => boolean,
+): [number, number][] | null {
+  const lineEnd = (from: number) => {
+    const newline = bytes.indexOf(10, from);
+    return newline < 0 || newline >= end ? end : newline;
+  };
+  const lineStartOf = (at: number) =>
+    at > start ? Math.max(start, bytes.lastIndexOf(10, at - 1) + 1) : start;
+  const isStart = (from: number) => {
+    const to = lineEnd(from);
+    return startsRecord(bytes.toString('utf8', from, to > from && bytes[to - 1] === 13 ? to - 1 : to));
+  };
+  /** The record's first line at or before the line at `from`; the chunk's start when the record began before it. */
+  const recordStart = (from: number): number | null => {
+    let at = from;
+    for (let walked = 0; !isStart(at); walked += 1) {
+      if (at === start) return start;
+      if (walked > MAX_JOINED_LINES) return null;
+      at = lineStartOf(at - 1);
+    }
+    return at;
+  };
+  /** Where the record whose first line is at `from` ends: the next record's first line, or the chunk's end. */
+  const recordEnd = (from: number): number => {
+    let at = lineEnd(from) + 1;
+    for (let walked = 0; at < end && walked <= MAX_JOINED_LINES && !isStart(at); walked += 1) {
+      at = lineEnd(at) + 1;
+    }
+    return Math.min(at, end);
+  };
+  const spans: [number, number][] = [];
+  if (!isStart(start)) spans.push([start, recordEnd(start)]);
+  const around = (at: number): [number, number] | null => {
+    const from = recordStart(lineStartOf(at));
+    return from === null ? null : [from, recordEnd(from)];
+  };
+  const primary = filter.scanPrimary(bytes, start, end);
+  for (let at = start; at < end;) {
+    const hit = primary.next(at);
+    if (hit < 0) break;
+    const record = around(hit);
+    if (record === null) return null;
+    if (filter.findEach.every((find) => find(bytes, record[0], record[1]) >= 0)) spans.push(record);
+    at = Math.max(record[1], hit + 1);
+  }
+  for (const at of markedOffsets(bytes.subarray(start, end), filter.always)) {
+    const record = around(start + at);
+    if (record === null) return null;
+    spans.push(record);
+  }
+  const last = recordStart(lineStartOf(end > start && bytes[end - 1] === 10 ? end - 1 : end));
+  if (last === null) return null;
+  spans.push([last, end]);
+  return mergedSpans(spans);
+}
+
+/** Overlapping or touching spans joined, in order. */
+function mergedSpans(spans: [number, number][]): [number, number][] {
+  const merged: [number, number][] = [];
+  for (const [from, to] of [...spans].sort((a, b) => a[0] - b[0])) {
+    const previous = merged.at(-1);
+    if (previous && from <= previous[1]) previous[1] = Math.max(previous[1], to);
+    else merged.push([from, to]);
+  }
+  return merged;
 }

@@ -1,7 +1,7 @@
 import { formatById, LogFormatId, LogRecord, ParseContext, RecordReader } from './formats';
 import { readLineChunks, lineBounds } from './log-line-reader';
 import { LogFilters, LogQueryTerms, matchesLogQuery } from './log-match';
-import { candidateLines, prefilterOf } from './log-prefilter';
+import { candidateLines, candidateRecords, prefilterOf } from './log-prefilter';
 import { byteRangeOf, timeIndexOf } from './log-time-index';
 import type { LogEvent, LogFileCoverage } from './log-source.port';
 import { LogFileProblem, reasonOf } from './log-files';
@@ -77,6 +77,9 @@ async function scanFile(
   const { window, terms, filters } = task;
   const reader = new RecordReader(format, file.context);
   const prefilter = prefilterOf(terms.include, format, file.service);
+  // A multi-line format's records are let through whole: a term may be in any line of a stack trace.
+  const continuation = format.continuation?.bind(format);
+  const startsRecord = continuation ? (line: string) => continuation(line) === null : null;
   let unreadable = 0;
   let long = 0;
   // Unreadable lines before the first record are counted at that record's time.
@@ -125,7 +128,12 @@ async function scanFile(
       continue;
     }
     const { bytes, start, end } = chunk;
-    if (prefilter) {
+    if (prefilter && startsRecord) {
+      const spans = candidateRecords(bytes, start, end, prefilter, startsRecord) ?? [[start, end]];
+      for (const [spanFrom, spanTo] of spans) {
+        for (const [from, to] of lineBounds(bytes, spanFrom, spanTo)) feed(bytes.toString('utf8', from, to));
+      }
+    } else if (prefilter) {
       for (const [from, to] of candidateLines(bytes, start, end, prefilter)) {
         feed(bytes.toString('utf8', from, to > from && bytes[to - 1] === 13 ? to - 1 : to));
       }
