@@ -18,7 +18,8 @@ import { cpuMs, freePort, scrapeMetric, startNode, stop, waitForHttp } from './s
  * each diagnosis's agent calls query_logs once with the incident query over a 60-minute or a 24-hour
  * window, then answers. 1 and 4 diagnoses at once through POST /api/chat; per diagnosis the tool's
  * duration as the service recorded it (the trace API), the client's time for the whole run, the tool's
- * status and error code (TOOL_TIMEOUT and the like), the match count the agent was given (the tool
+ * status and error code (TOOL_TIMEOUT and the like), the sizes of the raw result it projected and of the
+ * projection the agent got, the match count the agent was given (the tool
  * message the stub received), the service's CPU time (all its threads) per diagnosis, and the
  * event loop's longest delay during the batch. `rg -c -i -F` on the same file, 1 and 4 at once, in the
  * same run as the reference. Per figure the slowest of the concurrent diagnoses, median of
@@ -38,6 +39,9 @@ interface DiagnosisSample {
   outcome: string;
   toolS: number;
   toolStatus: string;
+  /** The raw result the service projected for the agent, and the projection it gave (KB). */
+  rawKb: number;
+  agentKb: number;
   matches: number;
   stoppedBy: string;
 }
@@ -163,6 +167,8 @@ async function main(): Promise<void> {
               rg_s: refS[concurrent],
               svc_cpu_ms_per_diagnosis: median(batches.map((b) => b.cpuMs)),
               loop_lag_max_ms: median(batches.map((b) => b.lagMaxMs)),
+              raw_kb: median(all.map((s) => s.rawKb)),
+              agent_kb: median(all.map((s) => s.agentKb)),
               tool_statuses: JSON.stringify(count(all.map((s) => s.toolStatus))),
               outcomes: JSON.stringify(count(all.map((s) => s.outcome))),
               matches: JSON.stringify(count(all.map((s) => String(s.matches)))),
@@ -229,7 +235,7 @@ async function toolRecord(
   baseUrl: string,
   sessionId: string,
   runId: string,
-): Promise<{ toolS: number; toolStatus: string }> {
+): Promise<{ toolS: number; toolStatus: string; rawKb: number; agentKb: number }> {
   // The journal's last writes may land just after the stream ends.
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const response = await fetch(`${baseUrl}/api/diagnosis/${sessionId}/trace?runId=${runId}`, {
@@ -242,11 +248,13 @@ async function toolRecord(
       return {
         toolS: call.duration_ms / 1000,
         toolStatus: call.error_code ? `${call.status}:${call.error_code}` : call.status,
+        rawKb: (call.raw_bytes ?? NaN) / 1024,
+        agentKb: (call.agent_result_bytes ?? NaN) / 1024,
       };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { toolS: NaN, toolStatus: 'NOT_RECORDED' };
+  return { toolS: NaN, toolStatus: 'NOT_RECORDED', rawKb: NaN, agentKb: NaN };
 }
 
 /** The match count and stop reason of each query_logs result the agent was given (from the stub's log). */
@@ -283,6 +291,8 @@ function printTable(rows: Record<string, string | number>[], refName: string): v
     ['tool_to_rg', `tool/${refName}`],
     ['svc_cpu_ms_per_diagnosis', 'svc CPU ms/diag'],
     ['loop_lag_max_ms', 'loop lag max ms'],
+    ['raw_kb', 'raw KB'],
+    ['agent_kb', 'agent KB'],
     ['tool_statuses', 'tool status'],
     ['matches', 'matches'],
     ['stopped_by', 'stopped by'],
