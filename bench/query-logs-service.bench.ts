@@ -125,7 +125,7 @@ async function main(): Promise<void> {
         THROTTLE_LIMIT: '1000000',
         LOG_BACKEND: 'jsonl',
         LOGS_JSONL_DIR: directory,
-        // The generated file is application-export.jsonl: the default topic rule makes it APPLICATION.
+        // Set, not inherited: the generated application-export.jsonl is the APPLICATION topic.
         LOGS_JSONL_TOPICS: 'APPLICATION=application*.jsonl',
         LOGS_JSONL_NOW: new Date(BENCH_LOG_END).toISOString(),
       });
