@@ -44,7 +44,9 @@ export class EvidenceTools {
       logBackend: tools.logs,
       mysqlDataSources: tools.mysqlDataSources,
       mysqlExecutor,
-      limitsOf: <T>(config: { KEY: string | symbol }) => moduleRef.get<unknown, T>(config.KEY),
+      // The slice's provider lives in its ConfigModule.forFeature module, imported by this one.
+      limitsOf: <T>(config: { KEY: string | symbol }) =>
+        moduleRef.get<unknown, T>(config.KEY, { strict: false }),
     };
     const built = new Map(EVIDENCE_TOOLS.map((definition) => [definition, definition.create(deps)]));
     for (const tool of built.values()) if (tool) catalog.register(tool);
