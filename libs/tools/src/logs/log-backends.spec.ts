@@ -78,7 +78,12 @@ describe('LOG_BACKENDS', () => {
   });
 
   it('states as real data only the source kinds a backend declares real', () => {
-    expect([...REAL_LOG_SOURCE_KINDS]).toEqual(['FILE']);
+    for (const backend of LOG_BACKENDS) {
+      if (backend.results)
+        expect(REAL_LOG_SOURCE_KINDS.has(backend.results.sourceKind)).toBe(backend.results.realData);
+    }
+    expect(REAL_LOG_SOURCE_KINDS.has('FILE')).toBe(true);
+    expect(REAL_LOG_SOURCE_KINDS.has('MOCK')).toBe(false);
   });
 
   it.each([
