@@ -14,7 +14,6 @@ export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { describeColumnRules } from './mysql/allowlist-description';
 export { EVIDENCE_TOOL_CONFIGS, EVIDENCE_TOOLS, EvidenceTools } from './evidence-tools';
-export type { EvidenceToolDefinition } from './evidence-tool';
 export { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 export type { KnowledgeIndexReadiness } from './knowledge/knowledge-search.port';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
@@ -36,15 +35,9 @@ export { FileLogsEnv, fileLogsConfigOf, logRulesOf } from './logs/backends/file/
 export { globToRegExp, parseFileRules, parseTopicGlobs } from './logs/log-files';
 export type { LogFileProblem } from './logs/log-files';
 export { configProblemsOf } from './doctor-finding';
-export type { DoctorFinding, DoctorVerdict } from './doctor-finding';
-export { checkLogBackend, configureLogBackend, LOG_BACKENDS } from './logs/log-backends';
-export type { ConfiguredLogBackend, LogBackendDefinition } from './logs/log-backend';
-export {
-  checkKnowledgeBackend,
-  configureKnowledgeBackend,
-  KNOWLEDGE_BACKENDS,
-} from './knowledge/knowledge-backends';
-export type { ConfiguredKnowledgeBackend, KnowledgeBackendDefinition } from './knowledge/knowledge-backend';
+export type { DoctorFinding } from './doctor-finding';
+export { checkLogBackend, LOG_BACKENDS } from './logs/log-backends';
+export { checkKnowledgeBackend, KNOWLEDGE_BACKENDS } from './knowledge/knowledge-backends';
 export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';
 export type { ConnectFailureCause, DataSourceInspection } from './mysql/data-source-inspection';
 export { DataSourceHealth, DataSourceHealthModule, dataSourceProblems } from './mysql/data-source-health';
