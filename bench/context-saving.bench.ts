@@ -1,5 +1,5 @@
 import { LogRawResponse, LogSourcePort, LogTopic, projectLogs, queryLogsConfig } from '@app/tools';
-import { MockLogSource } from '../libs/tools/src/logs/mock-log-source';
+import { MockLogSource } from '../libs/tools/src/logs/backends/mock/mock-log-source';
 import { reportBench } from './support/bench-results';
 
 /**

@@ -11,7 +11,7 @@ import { TRACE_ENTITIES } from '../libs/trace/src/entities';
 import { KnowledgeChunkEntity } from '../libs/trace/src/entities/knowledge-chunk.entity';
 import { KnowledgeDocumentEntity } from '../libs/trace/src/entities/knowledge-document.entity';
 import { DocumentsService } from '../libs/tools/src/documents/documents.service';
-import { EmbeddedKnowledgeSearch } from '../libs/tools/src/knowledge/embedded-knowledge-search';
+import { EmbeddedKnowledgeSearch } from '../libs/tools/src/knowledge/backends/embedded/embedded-knowledge-search';
 import type { KnowledgeIndexReadiness } from '../libs/tools/src/knowledge/knowledge-search.port';
 import { chunkDocument } from '../libs/tools/src/knowledge/markdown-chunker';
 import type { ToolsConfig } from '../libs/tools/src/config/tools.config';

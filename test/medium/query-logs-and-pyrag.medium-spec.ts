@@ -1,7 +1,7 @@
 import { ToolBoundary } from '@app/harness';
 import { EvidenceTools, projectRagResult } from '@app/tools';
 // An adapter, not part of the lib's public surface: tested directly against a fake py-rag.
-import { PyRagKnowledgeSearch } from '../../libs/tools/src/knowledge/pyrag-knowledge-search';
+import { PyRagKnowledgeSearch } from '../../libs/tools/src/knowledge/backends/pyrag/pyrag-knowledge-search';
 import { FakePyRagServer } from '../support/fake-pyrag-server';
 import { createHarnessFixture, HarnessFixture, startTestRun } from '../support/harness-fixture';
 

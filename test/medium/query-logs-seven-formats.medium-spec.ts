@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { inspectLogDirectory, logsConfigOf, queryLogsConfig, ToolsEnv } from '@app/tools';
+import { fileLogsConfigOf, FileLogsEnv, inspectLogDirectory, queryLogsConfig } from '@app/tools';
 import { FileLogSource } from '../../libs/tools/src/logs/file-log-source';
 import { queryLogsTool } from '../../libs/tools/src/logs/query-logs.tool';
 import { LOG_FIXTURES } from '../support/log-fixtures';
@@ -24,8 +24,8 @@ const FILES: [string, string][] = [
   ['logfmt/inventory.log', 'inventory.log'],
 ];
 
-function env(values: Partial<ToolsEnv>): ToolsEnv {
-  return Object.assign(new ToolsEnv(), values);
+function env(values: Partial<FileLogsEnv>): FileLogsEnv {
+  return Object.assign(new FileLogsEnv(), values);
 }
 
 describe('query_logs over seven formats in one logs directory', () => {
@@ -38,18 +38,14 @@ describe('query_logs over seven formats in one logs directory', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const config = () => {
-    const logs = logsConfigOf(
+  const config = () =>
+    fileLogsConfigOf(
       env({
-        LOG_BACKEND: 'jsonl',
         LOGS_JSONL_DIR: dir,
         LOGS_FILE_RULES:
           'payment-service.log: time_zone=Asia/Shanghai; containers/**: service=inventory-service; syslog: topic=DATABASE',
       }),
     );
-    if (logs.backend !== 'jsonl') throw new Error('expected the FILE backend');
-    return logs.jsonl;
-  };
   const tool = () =>
     queryLogsTool(
       new FileLogSource({ ...config(), maxRawBytes: 960 * 1024 }),

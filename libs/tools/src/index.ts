@@ -13,7 +13,7 @@ export { parseMetricsToolsConfig } from './metrics/metrics-tools-config';
 export type { MysqlDataSourceConfig } from './mysql/mysql-tools-config';
 export { checkSql } from './mysql/sql-policy';
 export { describeColumnRules } from './mysql/allowlist-description';
-export { EvidenceTools } from './evidence-tools';
+export { EVIDENCE_TOOL_CONFIGS, EVIDENCE_TOOLS, EvidenceTools } from './evidence-tools';
 export { KnowledgeSearchPort } from './knowledge/knowledge-search.port';
 export type { KnowledgeIndexReadiness } from './knowledge/knowledge-search.port';
 export { MAX_QUERY_CHARS } from './knowledge/lookup-knowledge.tool';
@@ -30,11 +30,14 @@ export {
   unreadableShare,
 } from './logs/log-file-inspection';
 export type { LogFileReport } from './logs/log-file-inspection';
-export { logRulesOf, ToolsEnv } from './config/tools.config';
+export { ToolsEnv } from './config/tools.config';
+export { FileLogsEnv, fileLogsConfigOf, logRulesOf } from './logs/backends/file/file-logs.env';
 export { globToRegExp, parseFileRules, parseTopicGlobs } from './logs/log-files';
 export type { LogFileProblem } from './logs/log-files';
-export { logsConfigOf } from './config/tools.config';
-export type { LogsConfig } from './config/tools.config';
+export { configProblemsOf } from './doctor-finding';
+export type { DoctorFinding } from './doctor-finding';
+export { checkLogBackend, LOG_BACKENDS } from './logs/log-backends';
+export { checkKnowledgeBackend, KNOWLEDGE_BACKENDS } from './knowledge/knowledge-backends';
 export { inspectDataSource, readGrants, missingAllowlistEntries } from './mysql/data-source-inspection';
 export type { ConnectFailureCause, DataSourceInspection } from './mysql/data-source-inspection';
 export { DataSourceHealth, DataSourceHealthModule, dataSourceProblems } from './mysql/data-source-health';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { authConfig } from '@app/auth';
-import { ConfigValidationError, validateEnv } from '@app/config';
+import { validateEnv } from '@app/config';
 import {
   checkLlmProvider,
   loadHarnessConfig,
@@ -10,40 +10,24 @@ import {
   redisConfig,
 } from '@app/harness';
 import {
+  checkKnowledgeBackend,
+  checkLogBackend,
+  configProblemsOf,
   inspectDataSource,
-  inspectLogDirectory,
   describeColumnRules,
-  describeLogFile,
   loadMysqlToolsConfig,
-  logFileWarning,
-  logsConfigOf,
   refuseServiceDatabase,
   ToolsEnv,
 } from '@app/tools';
-import type { MysqlDataSourceConfig } from '@app/tools';
+import type { DoctorFinding, MysqlDataSourceConfig } from '@app/tools';
 import { buildDataSourceOptions, databaseConfig, inspectServiceDatabase } from '@app/trace';
 import type { ServiceDatabaseState } from '@app/trace';
 import { appConfig } from '../config/app.config';
 import { CONFIG_NAMESPACES, validateConfiguration } from '../config/configuration';
 import { assertWebUiBuilt } from '../web/web-ui.module';
 
-export type Verdict = 'OK' | 'WARN' | 'FAIL';
-
-/** One line of `npm run doctor`: what was checked, the verdict, and for WARN/FAIL what to do. */
-export interface Finding {
-  check: string;
-  verdict: Verdict;
-  message: string;
-  fix?: string;
-}
-
-/** Lines read per log file: enough to see a format problem, bounded for large exports. */
-const LOG_SAMPLE_LINES = 2000;
-
-/** Config errors name keys and never values (ConfigValidationError); anything else gets a generic text. */
-function problemsOf(error: unknown): string[] {
-  return error instanceof ConfigValidationError ? error.problems : ['the configuration could not be read'];
-}
+/** One line of `npm run doctor` (the libs' checks return the same shape). */
+export type Finding = DoctorFinding;
 
 /** Every config slice and the built web UI, as start-up checks them: the problems that would stop the service. */
 export function checkConfiguration(): Finding[] {
@@ -53,7 +37,7 @@ export function checkConfiguration(): Finding[] {
     try {
       check();
     } catch (error) {
-      for (const problem of problemsOf(error)) problems.add(problem);
+      for (const problem of configProblemsOf(error)) problems.add(problem);
     }
   }
   const findings: Finding[] = [];
@@ -100,7 +84,9 @@ export async function checkServiceDatabase(): Promise<{
     config = databaseConfig();
   } catch (error) {
     return {
-      findings: [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the DB_* keys' }],
+      findings: [
+        { check, verdict: 'FAIL', message: configProblemsOf(error).join('; '), fix: 'set the DB_* keys' },
+      ],
       state: null,
     };
   }
@@ -181,7 +167,9 @@ export async function checkRedis(): Promise<Finding[]> {
     config = redisConfig();
     harness = loadHarnessConfig();
   } catch (error) {
-    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the named keys' }];
+    return [
+      { check, verdict: 'FAIL', message: configProblemsOf(error).join('; '), fix: 'set the named keys' },
+    ];
   }
   const where =
     config.clusterNodes.length > 0
@@ -242,7 +230,9 @@ export async function checkLlm(): Promise<Finding[]> {
   try {
     llm = loadLlmConfig();
   } catch (error) {
-    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the LLM_* keys' }];
+    return [
+      { check, verdict: 'FAIL', message: configProblemsOf(error).join('; '), fix: 'set the LLM_* keys' },
+    ];
   }
   const result = await checkLlmProvider(llm);
   const what = `${llm.model} at ${llm.baseUrl}`;
@@ -288,7 +278,7 @@ export async function checkDataSources(): Promise<Finding[]> {
       {
         check,
         verdict: 'FAIL',
-        message: problemsOf(error).join('; '),
+        message: configProblemsOf(error).join('; '),
         fix: 'fix MYSQL_TOOLS_CONFIG or the allowlist file, and set the ${ENV} variables it references',
       },
     ];
@@ -380,146 +370,12 @@ function columnRulesFinding(check: string, source: MysqlDataSourceConfig): Findi
   };
 }
 
-/** The log source: files found per topic and readable by the JSON-lines reader. */
-export async function checkLogs(): Promise<Finding[]> {
-  const check = 'logs';
-  let logs: ReturnType<typeof logsConfigOf>;
-  try {
-    logs = logsConfigOf(validateEnv(ToolsEnv));
-  } catch (error) {
-    return [
-      {
-        check,
-        verdict: 'FAIL',
-        message: problemsOf(error).join('; '),
-        fix: 'set LOGS_JSONL_DIR to the directory of your JSON-lines files',
-      },
-    ];
-  }
-  if (logs.backend !== 'jsonl') {
-    if (logs.backend === 'none') {
-      return [
-        {
-          check,
-          verdict: 'WARN',
-          message: 'LOG_BACKEND=none: diagnoses run without logs',
-          fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
-        },
-      ];
-    }
-    return [
-      logs.warnMockOutsideDemo
-        ? {
-            check,
-            verdict: 'WARN',
-            message: 'LOG_BACKEND=mock: query_logs reads a generated demo dataset, not your logs',
-            fix: 'LOG_BACKEND=jsonl LOGS_JSONL_DIR=<your log directory>',
-          }
-        : { check, verdict: 'OK', message: 'LOG_BACKEND=mock (demo)' },
-    ];
-  }
-  const jsonl = logs.jsonl;
-  const directory = jsonl.directory;
-  let inspected: Awaited<ReturnType<typeof inspectLogDirectory>>;
-  try {
-    inspected = await inspectLogDirectory(jsonl, LOG_SAMPLE_LINES);
-  } catch (error) {
-    return [
-      {
-        check,
-        verdict: 'FAIL',
-        message: `${directory} cannot be listed (${(error as NodeJS.ErrnoException).code ?? 'error'}): query_logs would fail`,
-        fix: 'give the service user read access to the logs directory',
-      },
-    ];
-  }
-  const { reports, problems } = inspected;
-  const findings: Finding[] = [];
-  if (reports.length === 0) {
-    findings.push({
-      check,
-      verdict: 'FAIL',
-      message: `no readable log file in ${directory}: query_logs would find nothing`,
-      fix: `put the log files there, or run \`npm run logs-check -- ${directory}\``,
-    });
-  }
-  for (const problem of problems) {
-    findings.push({
-      check,
-      verdict: 'WARN',
-      message: `${problem.file}: not searched (${problem.reason})`,
-      fix: 'fix its permissions or format (LOGS_FILE_RULES format=...), or remove it',
-    });
-  }
-  for (const report of reports) {
-    if (report.records === 0) {
-      findings.push({
-        check,
-        verdict: 'FAIL',
-        message: `${report.file} (${report.format}, ${report.topic}): none of the ${report.lines} lines read could be used`,
-        fix: `run \`npm run logs-check -- ${directory}\` and set LOGS_FILE_RULES for it, or remove the file`,
-      });
-      continue;
-    }
-    const warning = logFileWarning(report);
-    findings.push(
-      warning
-        ? { check, verdict: 'WARN', message: warning, fix: `npm run logs-check -- ${directory}` }
-        : { check, verdict: 'OK', message: describeLogFile(report) },
-    );
-  }
-  return findings;
+/** The log source: the selected LOG_BACKEND's own check (logs/log-backends.ts). */
+export function checkLogs(): Promise<Finding[]> {
+  return checkLogBackend();
 }
 
-/** The knowledge base: an empty one is allowed, but the agent then finds no runbook. */
-export function checkKnowledge(state: ServiceDatabaseState | null): Finding[] {
-  const check = 'knowledge base';
-  let env: ToolsEnv;
-  try {
-    env = validateEnv(ToolsEnv);
-  } catch (error) {
-    return [{ check, verdict: 'FAIL', message: problemsOf(error).join('; '), fix: 'set the named keys' }];
-  }
-  if (env.KNOWLEDGE_BACKEND === 'pyrag') {
-    return [
-      {
-        check,
-        verdict: 'OK',
-        message: `served by py-rag at ${env.PYRAG_BASE_URL} (its documents are not counted here)`,
-      },
-    ];
-  }
-  if (state === null || state.documents === null) {
-    return [
-      {
-        check,
-        verdict: 'WARN',
-        message: 'not counted: the service database is not reachable or not migrated yet',
-        fix: 'fix the service database first',
-      },
-    ];
-  }
-  const { INDEXED: indexed, FAILED: failed, PENDING: pending } = state.documents;
-  const upload =
-    "upload runbooks (Markdown or text): curl -X POST http://HOST:PORT/api/documents/upload -H 'x-api-key: <a knowledge_admin key>' -F file=@runbook.md -F title='Runbook title', or the web UI's Documents page";
-  const findings: Finding[] = [];
-  if (indexed === 0) {
-    findings.push({
-      check,
-      verdict: 'WARN',
-      message: `the knowledge base is empty${pending + failed > 0 ? ` (${pending} pending, ${failed} failed)` : ''}: lookup_knowledge finds no runbook until you upload some`,
-      fix: upload,
-    });
-  } else {
-    findings.push({ check, verdict: 'OK', message: `${indexed} document(s) indexed` });
-  }
-  if (failed > 0 && indexed > 0) {
-    findings.push({
-      check,
-      verdict: 'WARN',
-      message: `${failed} document(s) failed to index`,
-      fix: 'GET /api/documents/status/FAILED lists them; upload them again',
-    });
-  }
-  return findings;
+/** The knowledge base: the selected KNOWLEDGE_BACKEND's own check (knowledge/knowledge-backends.ts). */
+export function checkKnowledge(state: ServiceDatabaseState | null): Promise<Finding[]> {
+  return checkKnowledgeBackend(state);
 }

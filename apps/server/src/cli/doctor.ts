@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   report(await checkLlm());
   report(await checkDataSources());
   report(await checkLogs());
-  report(checkKnowledge(database.state));
+  report(await checkKnowledge(database.state));
   process.stdout.write(`${doctorSummary(findings)}\n`);
   return doctorExitCode(findings);
 }

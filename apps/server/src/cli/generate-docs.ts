@@ -4,6 +4,7 @@ import { format, resolveConfig } from 'prettier';
 import { replaceMetricsReference } from '@app/metrics';
 import { renderFunctionCatalog } from '@app/tools';
 import { AppModule } from '../app.module';
+import { renderBackendsReference } from './reference/backends-reference';
 import { renderCodesReference } from './reference/codes-reference';
 import { renderConfigurationReference } from './reference/configuration-reference';
 
@@ -20,6 +21,7 @@ void AppModule;
 const PAGES: { path: string; render: () => string; prettier: boolean }[] = [
   { path: 'docs/configuration-reference.md', render: renderConfigurationReference, prettier: true },
   { path: 'docs/codes.md', render: renderCodesReference, prettier: true },
+  { path: 'docs/backends.md', render: renderBackendsReference, prettier: true },
   // Listed in .prettierignore: its tables are kept exactly as the catalog renders them.
   { path: 'docs/query-mysql-functions.md', render: renderFunctionCatalog, prettier: false },
   // Hand-written around its generated reference section (between the markers the catalog renders).

@@ -5,8 +5,8 @@ import {
   inspectLogDirectory,
   LogFileReport,
   logFileWarning,
+  FileLogsEnv,
   logRulesOf,
-  ToolsEnv,
   unreadableShare,
 } from '@app/tools';
 
@@ -53,9 +53,9 @@ async function main(): Promise<number> {
     process.stderr.write(`logs-check: ${directory} is not a readable directory\n`);
     return 2;
   }
-  let env: ToolsEnv;
+  let env: FileLogsEnv;
   try {
-    env = validateEnv(ToolsEnv);
+    env = validateEnv(FileLogsEnv);
   } catch (error) {
     process.stderr.write(`logs-check: ${(error as Error).message}\n`);
     return 2;

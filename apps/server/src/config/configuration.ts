@@ -2,7 +2,7 @@ import { authConfig } from '@app/auth';
 import { chatConfig } from '@app/chat';
 import { ConfigValidationError } from '@app/config';
 import { harnessConfig, llmConfig, redisConfig } from '@app/harness';
-import { lookupKnowledgeConfig, queryLogsConfig, queryMysqlConfig, toolsConfig } from '@app/tools';
+import { EVIDENCE_TOOL_CONFIGS, toolsConfig } from '@app/tools';
 import { databaseConfig, traceConfig } from '@app/trace';
 import { listenBacklog } from '../http/listen-backlog';
 import { appConfig } from './app.config';
@@ -16,9 +16,7 @@ export const CONFIG_NAMESPACES = [
   llmConfig,
   harnessConfig,
   toolsConfig,
-  lookupKnowledgeConfig,
-  queryLogsConfig,
-  queryMysqlConfig,
+  ...EVIDENCE_TOOL_CONFIGS,
   chatConfig,
   traceConfig,
 ];

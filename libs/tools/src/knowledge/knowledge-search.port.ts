@@ -19,7 +19,8 @@ export type KnowledgeIndexReadiness =
 
 /** The knowledge search port (docs/architecture.md "Knowledge base (embedded search)"); adapters are chosen by KNOWLEDGE_BACKEND. */
 export abstract class KnowledgeSearchPort {
-  abstract readonly backend: 'embedded' | 'pyrag';
+  /** The KNOWLEDGE_BACKEND kind that built it (docs/backends.md). */
+  abstract readonly backend: string;
   abstract search(query: string, limit: number, signal: AbortSignal): Promise<KnowledgeHit[]>;
   /** Makes a changed or deleted document visible to searches at once (embedded); a no-op where the backend owns ingestion. */
   abstract refresh(): Promise<void>;

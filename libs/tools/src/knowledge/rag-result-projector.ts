@@ -3,7 +3,8 @@ import { clip } from '../projection/redaction';
 import { KnowledgeHit } from './knowledge-search.port';
 
 export interface KnowledgeRawResponse {
-  backend: 'embedded' | 'pyrag';
+  /** The KNOWLEDGE_BACKEND kind that answered. */
+  backend: string;
   query: string;
   hits: KnowledgeHit[];
 }

@@ -33,7 +33,8 @@ export interface LogFileCoverage {
 
 /** What a log source returns: every matching event in scope, time-ordered. */
 export interface LogRawResponse {
-  source_kind: 'MOCK' | 'FILE' | 'CLS';
+  /** The backend's declared kind (LogBackendDefinition.results): FILE, MOCK; it decides the demo mark. */
+  source_kind: string;
   topic: LogTopic;
   query: string;
   start_time: string;
@@ -56,8 +57,8 @@ export interface LogRawResponse {
 }
 
 /**
- * The log source port: MOCK (generated demo data) or FILE (the files of a logs directory, chosen by
- * LOG_BACKEND). Region, topic ids, files and limits are the adapter's.
+ * The log source port: one adapter per LOG_BACKEND (logs/log-backends.ts, docs/backends.md). Files,
+ * topics' storage and limits are the adapter's.
  */
 export abstract class LogSourcePort {
   abstract search(query: LogQuery, signal: AbortSignal): Promise<LogRawResponse>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EvidenceGap, HarnessToolDefinition } from '@app/harness';
 import { argOf, asRecord } from '../projection/record-fields';
+import { REAL_LOG_SOURCE_KINDS } from './log-backends';
 import { LogFilters, STATUS_FILTER } from './log-match';
 import { LOG_TOPICS, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
 import { projectLogs } from './query-logs-result-projector';
@@ -141,8 +142,8 @@ export function queryLogsTool(
         source: `${String(scope.topic ?? 'logs')} (${String(result.source_kind ?? 'UNKNOWN')})`,
         scope: `query: ${String(scope.query ?? '')}; ${String(scope.start_time ?? '')} – ${String(scope.end_time ?? '')}; ${String(result.match_count ?? 0)} matching events`,
         values: { patterns: result.patterns ?? [], events: result.events ?? [] },
-        // Only a source known to be real is not demo data (an unknown kind is treated as demo).
-        demo: result.source_kind !== 'FILE',
+        // Only a kind a registered backend declares real is not demo data (an unknown kind is demo).
+        demo: !REAL_LOG_SOURCE_KINDS.has(String(result.source_kind)),
       };
     },
     gapOf: (result) => logGapOf(result),

@@ -13,11 +13,16 @@ function defaultText(row: EnvKeyReference): string {
   return `\`${cell(String(row.defaultValue))}\``;
 }
 
-function anchor(title: string): string {
+export function anchor(title: string): string {
   return title
     .toLowerCase()
     .replace(/[^a-z0-9 _-]/g, '')
     .replace(/ /g, '-');
+}
+
+/** A section's heading in docs/configuration-reference.md. */
+export function sectionHeading(lib: string, title: string): string {
+  return `${title} (${lib === 'server' ? 'apps/server' : `libs/${lib}`})`;
 }
 
 /**
@@ -31,8 +36,6 @@ export function renderConfigurationReference(): string {
       const rank = (lib: string) => (LIB_ORDER.includes(lib) ? LIB_ORDER.indexOf(lib) : LIB_ORDER.length);
       return rank(a.section.lib) - rank(b.section.lib) || a.index - b.index;
     });
-  const heading = (lib: string, title: string) =>
-    `${title} (${lib === 'server' ? 'apps/server' : `libs/${lib}`})`;
   const lines = [
     '# Configuration reference',
     '',
@@ -47,12 +50,12 @@ export function renderConfigurationReference(): string {
     '## Contents',
     '',
     ...sections.map(({ section }) => {
-      const title = heading(section.lib, section.title);
+      const title = sectionHeading(section.lib, section.title);
       return `- [${title}](#${anchor(title)})`;
     }),
   ];
   for (const { envClass, section } of sections) {
-    lines.push('', `## ${heading(section.lib, section.title)}`, '');
+    lines.push('', `## ${sectionHeading(section.lib, section.title)}`, '');
     lines.push(`Validated by \`${envClass.name}\`.`, '');
     lines.push('| key | type | default | rules |', '| --- | --- | --- | --- |');
     for (const row of describeEnvClass(envClass)) {

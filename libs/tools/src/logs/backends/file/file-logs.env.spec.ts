@@ -1,6 +1,6 @@
 import { ConfigValidationError, validateEnv } from '@app/config';
-import { defaultScanWorkers } from '../logs/log-scan-pool';
-import { ToolsEnv } from './tools.config';
+import { defaultScanWorkers } from '../../log-scan-pool';
+import { FileLogsEnv } from './file-logs.env';
 
 describe('the log scan settings', () => {
   it.each([
@@ -10,7 +10,7 @@ describe('the log scan settings', () => {
       { LOGS_SCAN_WORKERS: 4, LOGS_MAX_LINE_BYTES: 65536 },
     ],
   ])('accepts %j', (env, expected) => {
-    expect(validateEnv(ToolsEnv, env)).toMatchObject(expected);
+    expect(validateEnv(FileLogsEnv, env)).toMatchObject(expected);
   });
 
   it.each([
@@ -20,8 +20,8 @@ describe('the log scan settings', () => {
     ['LOGS_MAX_LINE_BYTES', '100'],
     ['LOGS_MAX_LINE_BYTES', String(512 * 1024 * 1024)],
   ])('refuses %s=%s, naming the key', (key, value) => {
-    expect(() => validateEnv(ToolsEnv, { [key]: value })).toThrow(ConfigValidationError);
-    expect(() => validateEnv(ToolsEnv, { [key]: value })).toThrow(key);
+    expect(() => validateEnv(FileLogsEnv, { [key]: value })).toThrow(ConfigValidationError);
+    expect(() => validateEnv(FileLogsEnv, { [key]: value })).toThrow(key);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { matchesLogQuery, parseLogQuery } from './log-match';
-import { LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from './log-source.port';
+import { matchesLogQuery, parseLogQuery } from '../../log-match';
+import { LogEvent, LogQuery, LogRawResponse, LogSourcePort, LogTopic } from '../../log-source.port';
 
 interface Template {
   topic: LogTopic;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolFailure } from '@app/harness';
-import { KnowledgeHit, KnowledgeIndexReadiness, KnowledgeSearchPort } from './knowledge-search.port';
-import type { LookupKnowledgeFailureCode } from './lookup-knowledge.codes';
+import { KnowledgeHit, KnowledgeIndexReadiness, KnowledgeSearchPort } from '../../knowledge-search.port';
+import type { LookupKnowledgeFailureCode } from '../../lookup-knowledge.codes';
 
 export interface PyRagOptions {
   baseUrl: string;

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ToolFailure } from '@app/harness';
 import { describeDatabaseError, KnowledgeRepository } from '@app/trace';
-import { Bm25Index } from './bm25-index';
-import { KnowledgeHit, KnowledgeIndexReadiness, KnowledgeSearchPort } from './knowledge-search.port';
-import type { LookupKnowledgeFailureCode } from './lookup-knowledge.codes';
-import { tokenize } from './text-tokenizer';
+import { Bm25Index } from '../../bm25-index';
+import { KnowledgeHit, KnowledgeIndexReadiness, KnowledgeSearchPort } from '../../knowledge-search.port';
+import type { LookupKnowledgeFailureCode } from '../../lookup-knowledge.codes';
+import { tokenize } from '../../text-tokenizer';
 
 /** Title, breadcrumb, content: the weights the knowledge base has always ranked with. */
 const FIELD_BOOSTS = [2, 1.5, 1];
