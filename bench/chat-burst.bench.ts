@@ -17,6 +17,8 @@ import { cpuMs, freePort, machineCpuMs, startNode, stop, waitForHttp } from './s
  * taken when every stream has had its first event, connection errors, and outcomes as the client heard
  * them and by terminal state and fallback reason in MySQL. Scenarios: 300 streams with the default admission limits, then 300
  * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md).
+ * Before them, the same sizes against a bare node:http server that answers with the first event at once
+ * (the reference: what the machine and the generator cost by themselves).
  * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes. BENCH_BURST_CPU_PROFILE_DIR=<dir> writes the
  * service's CPU profile of each burst, from its start until every stream has had its first event
  * (summarise it with `node dist/bench/support/profile-summary.js <file>`); the profiler costs CPU, so
@@ -27,6 +29,8 @@ const SIZES = (process.env.BENCH_BURST_SIZES ?? '300,1000').split(',').map(Numbe
 const QUERY = 'order-123 payment times out, find out why';
 const API_KEY = process.env.TEST_CHAT_API_KEY ?? 'superbiz-dev-key-change-me';
 const PROFILE_DIR = process.env.BENCH_BURST_CPU_PROFILE_DIR;
+/** Extra node flags for the service process only (e.g. `--trace-gc`), space-separated. */
+const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** The settings an operator raises for a burst of 1,000 diagnoses on one replica. */
 const RAISED = {
@@ -74,6 +78,7 @@ async function main(): Promise<void> {
   );
   const rows: Record<string, string | number>[] = [];
   try {
+    rows.push(...(await runReference([300, ...SIZES])));
     rows.push(...(await runScenarios(admin, stubPort, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])));
     const raised = await runScenarios(
       admin,
@@ -89,6 +94,59 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
+/**
+ * The same bursts against a bare node:http server that writes the first event at once (its own process,
+ * bench/support/bare-sse-server.ts), in the same window as the service's: the floor this machine, its
+ * load and the generator set for the time to the first event.
+ */
+async function runReference(sizes: number[]): Promise<Record<string, string | number>[]> {
+  const port = await freePort();
+  const server = startNode(`${__dirname}/support/bare-sse-server.js`, [String(port)], {});
+  const rows: Record<string, string | number>[] = [];
+  try {
+    await new Promise<void>((resolveListening, reject) => {
+      server.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('listening')) resolveListening();
+      });
+      server.once('exit', (code) => reject(new Error(`the reference server exited with ${code}`)));
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await burst(baseUrl, 10);
+    for (const streams of sizes) {
+      const load = loadavg()[0];
+      const serverCpu0 = cpuMs(server.pid!);
+      let serverCpuToFirst = NaN;
+      let generatorCpuToFirst = NaN;
+      const samples = await burst(baseUrl, streams, (generatorCpuMs) => {
+        serverCpuToFirst = cpuMs(server.pid!) - serverCpu0;
+        generatorCpuToFirst = generatorCpuMs;
+      });
+      const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
+      const row: Record<string, string | number> = {
+        scenario: `${streams} streams, reference: bare node:http server`,
+        streams,
+        streamed: first.length,
+        first_event_p50_ms: percentile(first, 50) ?? NaN,
+        first_event_p99_ms: percentile(first, 99) ?? NaN,
+        first_event_max_ms: Math.max(...first),
+        first_event_over_1s: first.filter((ms) => ms > 1000).length,
+        service_cpu_ms_until_all_first_events: serverCpuToFirst,
+        generator_cpu_ms_until_all_first_events: generatorCpuToFirst,
+        connection_errors: JSON.stringify(
+          count(samples.filter((s) => s.error !== null).map((s) => s.error!)),
+        ),
+        client_outcomes: JSON.stringify(count(samples.map((s) => s.outcome))),
+        machine_load_1m_before: load,
+      };
+      reportBench(`chat_burst_${streams}_reference`, row);
+      rows.push(row);
+    }
+  } finally {
+    await stop(server);
+  }
+  return rows;
+}
+
 /** One service with `env`; each scenario a burst against it, one after the other. */
 async function runScenarios(
   admin: Awaited<ReturnType<typeof createConnection>>,
@@ -102,7 +160,13 @@ async function runScenarios(
   const baseUrl = `http://127.0.0.1:${servicePort}`;
   const service = spawn(
     process.execPath,
-    ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
+    [
+      ...SERVICE_NODE_FLAGS,
+      '--expose-gc',
+      '-r',
+      resolve(__dirname, 'support/heap-probe.js'),
+      'dist/apps/server/src/main.js',
+    ],
     {
       env: {
         ...process.env,
@@ -114,7 +178,7 @@ async function runScenarios(
         HARNESS_RUN_TIMEOUT_MS: '120000',
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: ['ignore', SERVICE_NODE_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     },
   );
   const results: Record<string, string | number>[] = [];
@@ -127,10 +191,14 @@ async function runScenarios(
       const cpu0 = machineCpuMs();
       let atPeak: Promise<{ heapUsedMb: number; rssMb: number }> | null = null;
       const profileFile = PROFILE_DIR
-        ? join(resolve(PROFILE_DIR), `burst-${scenario.streams}-${scenario.name.split(' ')[0]}-${Date.now()}.cpuprofile`)
+        ? join(
+            resolve(PROFILE_DIR),
+            `burst-${scenario.streams}-${scenario.name.split(' ')[0]}-${Date.now()}.cpuprofile`,
+          )
         : null;
       let profiled: Promise<unknown> = Promise.resolve();
       if (profileFile) await ask(service, { profile: 'start' }, 'profiling');
+      process.stderr.write(`burst of ${scenario.streams} streams, ${scenario.name}\n`);
       const serviceCpu0 = cpuMs(service.pid!);
       let serviceCpuToFirst = NaN;
       let generatorCpuToFirst = NaN;
@@ -157,6 +225,9 @@ async function runScenarios(
         first_event_p99_ms: percentile(first, 99) ?? NaN,
         first_event_max_ms: Math.max(...first),
         first_event_over_1s: first.filter((ms) => ms > 1000).length,
+        // The kernel completes a TCP handshake before the service accepts: a fast connect and a late first
+        // event mean the connection waited in the accept queue.
+        connected_max_ms: Math.max(...samples.map((s) => s.connectedMs ?? NaN)),
         // The service's own CPU time until every stream had its first event: what the burst costs it,
         // whatever share of a loaded machine it got.
         service_cpu_ms_until_all_first_events: serviceCpuToFirst,
@@ -294,6 +365,7 @@ function printTable(rows: Record<string, string | number>[]): void {
     ['refused', 'refused'],
     ['client_outcomes', 'client outcomes'],
     ['outcomes', 'journal outcomes'],
+    ['machine_load_1m_before', 'load 1m'],
   ];
   const cell = (value: string | number | undefined) =>
     typeof value === 'number'

@@ -36,7 +36,9 @@ export function summarise(profile: CpuProfile, rows = 25): string {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const self = new Map<number, number>();
-  profile.samples.forEach((id, index) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000));
+  profile.samples.forEach((id, index) =>
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000),
+  );
   const total = [...self.values()].reduce((sum, ms) => sum + ms, 0);
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   const byOwner = new Map<string, number>();
@@ -60,7 +62,10 @@ export function summarise(profile: CpuProfile, rows = 25): string {
     `\n${title}\n${[...map.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, rows)
-      .map(([key, ms]) => `  ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${key}`)
+      .map(
+        ([key, ms]) =>
+          `  ${ms.toFixed(1).padStart(8)} ms ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${key}`,
+      )
       .join('\n')}`;
   return (
     `sampled ${total.toFixed(0)} ms over ${((profile.endTime - profile.startTime) / 1000).toFixed(0)} ms wall` +
