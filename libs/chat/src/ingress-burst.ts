@@ -2,9 +2,9 @@
 export const BURST_CONNECTIONS = 16;
 export const BURST_SPAN_MS = 1000;
 /** A burst is over once the accept queue is empty and no connection has come for QUIET_MS. */
-export const QUIET_MS = 100;
+export const QUIET_MS = 50;
 /** How long a run's slow work waits for a burst to be taken in, at most. */
-export const MAX_HOLD_MS = 5000;
+export const MAX_HOLD_MS = 15000;
 
 /**
  * Whether the service is still taking in a burst of new connections, so that admitted runs leave the
