@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { ChainableCommander } from 'ioredis';
 import { redisConfig, RedisConfig } from '../config/redis.config';
 import { HARNESS_REDIS, HarnessRedis } from './redis.provider';
 
@@ -135,11 +134,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   private flush(): void {
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    const call = (client: HarnessRedis | ChainableCommander, hits: PendingHits) =>
-      client.eval(HITS, 2, ...hits.keys, ...hits.args, String(hits.waiters.length));
+    const argsOf = (hits: PendingHits) => [...hits.keys, ...hits.args, String(hits.waiters.length)] as const;
     if (this.redis.isCluster || batch.length === 1) {
       for (const hits of batch) {
-        (call(this.redis, hits) as Promise<unknown>).then(
+        this.redis.eval(HITS, 2, ...argsOf(hits)).then(
           (reply) => this.answer(hits, null, reply),
           (error: unknown) => this.answer(hits, error, null),
         );
@@ -147,7 +145,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       return;
     }
     const pipeline = this.redis.pipeline();
-    for (const hits of batch) call(pipeline, hits);
+    for (const hits of batch) pipeline.eval(HITS, 2, ...argsOf(hits));
     pipeline.exec().then(
       (replies) =>
         batch.forEach((hits, i) => this.answer(hits, replies?.[i]?.[0] ?? null, replies?.[i]?.[1])),
