@@ -17,12 +17,20 @@ import { cpuMs, freePort, machineCpuMs, startNode, stop, waitForHttp } from './s
  * taken when every stream has had its first event, connection errors, and outcomes as the client heard
  * them and by terminal state and fallback reason in MySQL. Scenarios: 300 streams with the default admission limits, then 300
  * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md).
- * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes.
+ * Before them, the same sizes against a bare node:http server that answers with the first event at once
+ * (the reference: what the machine and the generator cost by themselves).
+ * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes. BENCH_BURST_CPU_PROFILE_DIR=<dir> writes the
+ * service's CPU profile of each burst, from its start until every stream has had its first event
+ * (summarise it with `node dist/bench/support/profile-summary.js <file>`); the profiler costs CPU, so
+ * the figures of a profiled run are not the service's.
  */
 const MODEL_LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 200);
 const SIZES = (process.env.BENCH_BURST_SIZES ?? '300,1000').split(',').map(Number);
 const QUERY = 'order-123 payment times out, find out why';
 const API_KEY = process.env.TEST_CHAT_API_KEY ?? 'superbiz-dev-key-change-me';
+const PROFILE_DIR = process.env.BENCH_BURST_CPU_PROFILE_DIR;
+/** Extra node flags for the service process only (e.g. `--trace-gc`), space-separated. */
+const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** The settings an operator raises for a burst of 1,000 diagnoses on one replica. */
 const RAISED = {
@@ -70,6 +78,7 @@ async function main(): Promise<void> {
   );
   const rows: Record<string, string | number>[] = [];
   try {
+    rows.push(...(await runReference([300, ...SIZES])));
     rows.push(...(await runScenarios(admin, stubPort, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])));
     const raised = await runScenarios(
       admin,
@@ -85,6 +94,59 @@ async function main(): Promise<void> {
   printTable(rows);
 }
 
+/**
+ * The same bursts against a bare node:http server that writes the first event at once (its own process,
+ * bench/support/bare-sse-server.ts), in the same window as the service's: the floor this machine, its
+ * load and the generator set for the time to the first event.
+ */
+async function runReference(sizes: number[]): Promise<Record<string, string | number>[]> {
+  const port = await freePort();
+  const server = startNode(`${__dirname}/support/bare-sse-server.js`, [String(port)], {});
+  const rows: Record<string, string | number>[] = [];
+  try {
+    await new Promise<void>((resolveListening, reject) => {
+      server.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('listening')) resolveListening();
+      });
+      server.once('exit', (code) => reject(new Error(`the reference server exited with ${code}`)));
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await burst(baseUrl, 10);
+    for (const streams of sizes) {
+      const load = loadavg()[0];
+      const serverCpu0 = cpuMs(server.pid!);
+      let serverCpuToFirst = NaN;
+      let generatorCpuToFirst = NaN;
+      const samples = await burst(baseUrl, streams, (generatorCpuMs) => {
+        serverCpuToFirst = cpuMs(server.pid!) - serverCpu0;
+        generatorCpuToFirst = generatorCpuMs;
+      });
+      const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
+      const row: Record<string, string | number> = {
+        scenario: `${streams} streams, reference: bare node:http server`,
+        streams,
+        streamed: first.length,
+        first_event_p50_ms: percentile(first, 50) ?? NaN,
+        first_event_p99_ms: percentile(first, 99) ?? NaN,
+        first_event_max_ms: Math.max(...first),
+        first_event_over_1s: first.filter((ms) => ms > 1000).length,
+        service_cpu_ms_until_all_first_events: serverCpuToFirst,
+        generator_cpu_ms_until_all_first_events: generatorCpuToFirst,
+        connection_errors: JSON.stringify(
+          count(samples.filter((s) => s.error !== null).map((s) => s.error!)),
+        ),
+        client_outcomes: JSON.stringify(count(samples.map((s) => s.outcome))),
+        machine_load_1m_before: load,
+      };
+      reportBench(`chat_burst_${streams}_reference`, row);
+      rows.push(row);
+    }
+  } finally {
+    await stop(server);
+  }
+  return rows;
+}
+
 /** One service with `env`; each scenario a burst against it, one after the other. */
 async function runScenarios(
   admin: Awaited<ReturnType<typeof createConnection>>,
@@ -98,7 +160,13 @@ async function runScenarios(
   const baseUrl = `http://127.0.0.1:${servicePort}`;
   const service = spawn(
     process.execPath,
-    ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
+    [
+      ...SERVICE_NODE_FLAGS,
+      '--expose-gc',
+      '-r',
+      resolve(__dirname, 'support/heap-probe.js'),
+      'dist/apps/server/src/main.js',
+    ],
     {
       env: {
         ...process.env,
@@ -110,7 +178,7 @@ async function runScenarios(
         HARNESS_RUN_TIMEOUT_MS: '120000',
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: ['ignore', SERVICE_NODE_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     },
   );
   const results: Record<string, string | number>[] = [];
@@ -122,12 +190,25 @@ async function runScenarios(
       const load = loadavg()[0];
       const cpu0 = machineCpuMs();
       let atPeak: Promise<{ heapUsedMb: number; rssMb: number }> | null = null;
+      const profileFile = PROFILE_DIR
+        ? join(
+            resolve(PROFILE_DIR),
+            `burst-${scenario.streams}-${scenario.name.split(' ')[0]}-${Date.now()}.cpuprofile`,
+          )
+        : null;
+      let profiled: Promise<unknown> = Promise.resolve();
+      if (profileFile) await ask(service, { profile: 'start' }, 'profiling');
+      process.stderr.write(`burst of ${scenario.streams} streams, ${scenario.name}\n`);
       const serviceCpu0 = cpuMs(service.pid!);
       let serviceCpuToFirst = NaN;
-      const samples = await burst(baseUrl, scenario.streams, () => {
+      let generatorCpuToFirst = NaN;
+      const samples = await burst(baseUrl, scenario.streams, (generatorCpuMs) => {
         serviceCpuToFirst = cpuMs(service.pid!) - serviceCpu0;
-        atPeak = heapOf(service);
+        generatorCpuToFirst = generatorCpuMs;
+        if (profileFile) profiled = ask(service, { profile: 'stop', file: profileFile }, 'profiled');
+        atPeak = profiled.then(() => heapOf(service));
       });
+      if (profileFile) process.stderr.write(`service CPU profile: ${String(await profiled)}\n`);
       const cpu1 = machineCpuMs();
       const peak = await (atPeak ?? heapOf(service));
       const outcomes = await outcomesOf(admin, dbName, samples);
@@ -144,9 +225,14 @@ async function runScenarios(
         first_event_p99_ms: percentile(first, 99) ?? NaN,
         first_event_max_ms: Math.max(...first),
         first_event_over_1s: first.filter((ms) => ms > 1000).length,
+        // The kernel completes a TCP handshake before the service accepts: a fast connect and a late first
+        // event mean the connection waited in the accept queue.
+        connected_max_ms: Math.max(...samples.map((s) => s.connectedMs ?? NaN)),
         // The service's own CPU time until every stream had its first event: what the burst costs it,
         // whatever share of a loaded machine it got.
         service_cpu_ms_until_all_first_events: serviceCpuToFirst,
+        // The burst generator's own CPU time over the same span: it shares the machine's cores with the service.
+        generator_cpu_ms_until_all_first_events: generatorCpuToFirst,
         first_events: JSON.stringify(count(streamed.map((s) => s.firstEvent!))),
         metadata_p50_ms: percentile(metadata, 50) ?? NaN,
         metadata_p99_ms: percentile(metadata, 99) ?? NaN,
@@ -171,8 +257,15 @@ async function runScenarios(
   return results;
 }
 
-/** Runs the burst generator in its own process; `onAllFirst` when every stream has had its first event. */
-function burst(baseUrl: string, streams: number, onAllFirst?: () => void): Promise<BurstSample[]> {
+/**
+ * Runs the burst generator in its own process; `onAllFirst` when every stream has had its first event,
+ * with the CPU time the generator has used until then.
+ */
+function burst(
+  baseUrl: string,
+  streams: number,
+  onAllFirst?: (generatorCpuMs: number) => void,
+): Promise<BurstSample[]> {
   return new Promise((resolveSamples, reject) => {
     const child = spawn(
       process.execPath,
@@ -190,7 +283,7 @@ function burst(baseUrl: string, streams: number, onAllFirst?: () => void): Promi
       if (stderr.includes('all-first-events\n') && onAllFirst) {
         const call = onAllFirst;
         onAllFirst = undefined;
-        call();
+        call(cpuMs(child.pid!));
       }
     });
     child.once('exit', (code) => {
@@ -227,14 +320,26 @@ function count(values: string[]): Record<string, number> {
 }
 
 /** Heap-used after a forced full GC and RSS of the service (MB), through the heap probe. */
-function heapOf(service: ChildProcess): Promise<{ heapUsedMb: number; rssMb: number }> {
-  return new Promise((resolveHeap, reject) => {
-    const timer = setTimeout(() => reject(new Error('the service heap probe did not answer')), 60_000);
-    service.once('message', (message: { heap: NodeJS.MemoryUsage }) => {
+async function heapOf(service: ChildProcess): Promise<{ heapUsedMb: number; rssMb: number }> {
+  const heap = (await ask(service, 'heap', 'heap')) as NodeJS.MemoryUsage;
+  return { heapUsedMb: heap.heapUsed / 2 ** 20, rssMb: heap.rss / 2 ** 20 };
+}
+
+/** Sends the heap probe `message` and resolves with the `answer` field of its reply. */
+function ask(service: ChildProcess, message: unknown, answer: string): Promise<unknown> {
+  return new Promise((resolveAnswer, reject) => {
+    const timer = setTimeout(() => {
+      service.off('message', listener);
+      reject(new Error(`the service heap probe did not answer ${answer}`));
+    }, 60_000);
+    const listener = (reply: Record<string, unknown>) => {
+      if (!(answer in reply)) return;
       clearTimeout(timer);
-      resolveHeap({ heapUsedMb: message.heap.heapUsed / 2 ** 20, rssMb: message.heap.rss / 2 ** 20 });
-    });
-    service.send('heap');
+      service.off('message', listener);
+      resolveAnswer(reply[answer]);
+    };
+    service.on('message', listener);
+    service.send(message as string);
   });
 }
 
@@ -253,12 +358,14 @@ function printTable(rows: Record<string, string | number>[]): void {
     ['first_event_max_ms', 'first max ms'],
     ['first_event_over_1s', '>1 s'],
     ['service_cpu_ms_until_all_first_events', 'svc CPU ms to all first'],
+    ['generator_cpu_ms_until_all_first_events', 'generator CPU ms'],
     ['heap_kb_per_open_stream', 'heap KB/stream'],
     ['rss_mb_all_streams_open', 'RSS MB, all open'],
     ['connection_errors', 'conn errors'],
     ['refused', 'refused'],
     ['client_outcomes', 'client outcomes'],
     ['outcomes', 'journal outcomes'],
+    ['machine_load_1m_before', 'load 1m'],
   ];
   const cell = (value: string | number | undefined) =>
     typeof value === 'number'

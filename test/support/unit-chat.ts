@@ -12,6 +12,7 @@ import type { FinishedRunSummary, RunNotifier } from '@app/notify';
 import { DiagnosisRun, RunJournal, RunJournalRepository, RunRepository } from '@app/trace';
 import { z } from 'zod';
 import { ChatApplicationUseCase } from '../../libs/chat/src/chat-application.use-case';
+import { IngressBurst } from '../../libs/chat/src/ingress-burst';
 import { IntentRouter } from '../../libs/chat/src/routing/intent-router';
 import { RunCompletions } from '../../libs/chat/src/run-completions';
 import type { ChatEvent } from '../../libs/chat/src/sse/chat-events';
@@ -174,6 +175,7 @@ export function chatKit(
       notifyRunFinished: (run: FinishedRunSummary) => notified.push(run),
     } as unknown as RunNotifier,
     completions,
+    new IngressBurst(),
   );
   return { ...kit, runs, useCase, metrics, notified, completions };
 }

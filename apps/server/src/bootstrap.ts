@@ -1,9 +1,11 @@
+import type { Server } from 'node:http';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '@app/auth';
+import { IngressBurst } from '@app/chat';
 import { AppModule } from './app.module';
 import { appConfig } from './config/app.config';
 import { validateConfiguration } from './config/configuration';
@@ -24,6 +26,9 @@ export async function createApp(): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.use(app.get(ConnectionDrain).middleware);
+  // Chat runs hold their slow work while a burst of connections is still being accepted (IngressBurst).
+  const ingress = app.get(IngressBurst);
+  (app.getHttpServer() as Server).on('connection', () => ingress.connectionAccepted());
   const document = addGlobalAnswers(
     SwaggerModule.createDocument(
       app,

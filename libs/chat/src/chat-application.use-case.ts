@@ -34,6 +34,7 @@ import {
   RetrievedDocument,
 } from './answers/knowledge-answer';
 import { DiagnosisPipeline, throwIfCancelled } from './diagnosis/diagnosis-pipeline';
+import { IngressBurst } from './ingress-burst';
 import { previousTurnOf } from './diagnosis/previous-turn';
 import { IntentRouter } from './routing/intent-router';
 import { ChatEvent, ChatEventStream } from './sse/chat-events';
@@ -166,6 +167,7 @@ export class ChatApplicationUseCase {
     private readonly metrics: ServiceMetrics,
     private readonly notifier: RunNotifier,
     private readonly completions: RunCompletions,
+    private readonly ingress: IngressBurst,
   ) {}
 
   /** Of a request's notification targets, those that are not configured. */
@@ -195,12 +197,15 @@ export class ChatApplicationUseCase {
   /**
    * Runs an admitted request. `metadata` is the first thing it does: the client hears its run id before
    * any slow work (the run's row, routing, model calls), so the first event does not wait for MySQL
-   * under load. A start the journal cannot record ends the stream with RUN_NOT_RECORDED.
+   * under load. While the service is still taking in a burst of connections, that work waits until it
+   * has (IngressBurst, at most MAX_HOLD_MS), so the clients still connecting hear their first event first.
+   * A start the journal cannot record ends the stream with RUN_NOT_RECORDED.
    */
   async handle(chat: OpenedChat, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
     const { sessionId, continued } = chat;
     const runId = randomUUID();
     stream.metadata(sessionId, runId);
+    await this.ingress.settled();
     try {
       await this.runs.startRun({
         sessionId,

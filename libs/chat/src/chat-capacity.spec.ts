@@ -39,6 +39,21 @@ describe('ChatCapacity', () => {
     expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
   });
 
+  it('gives a key its queue place back when its waiter gets a slot', async () => {
+    const capacity = new ChatCapacity(1, 5, 1);
+    const running = release(await capacity.acquire('a', signal()));
+    const waiting = capacity.acquire('a', signal());
+    expect(await capacity.acquire('a', signal())).toEqual({ granted: false, reason: 'KEY_SHARE_FULL' });
+    running();
+    const next = release(await waiting);
+    const queuedAgain = capacity.acquire('a', signal());
+    expect(capacity.load).toEqual({ inFlight: 1, queued: 1, keys: 1 });
+    expect(await capacity.acquire('a', signal())).toEqual({ granted: false, reason: 'KEY_SHARE_FULL' });
+    next();
+    release(await queuedAgain)();
+    expect(capacity.load).toEqual({ inFlight: 0, queued: 0, keys: 0 });
+  });
+
   it('lets a single key use every free slot: fairness never leaves capacity idle', async () => {
     const capacity = new ChatCapacity(3, 4, 1);
     const all = await Promise.all([1, 2, 3].map(() => capacity.acquire('only', signal())));

@@ -54,6 +54,8 @@ export class ChatCapacity {
   private backgroundInFlight = 0;
   /** Runs in flight per key; a key with none is not kept. */
   private readonly running = new Map<string, number>();
+  /** Queue places per key (the waiters of `waiting` by key), so a request's share is checked at once. */
+  private readonly queuedPerKey = new Map<string, number>();
   private inFlight = 0;
 
   constructor(
@@ -104,7 +106,7 @@ export class ChatCapacity {
     if (this.inFlight < this.maxInFlight) return Promise.resolve(this.admit(key));
     if (this.waiting.length >= this.maxQueue)
       return Promise.resolve({ granted: false, reason: 'AT_CAPACITY' });
-    if (this.waiting.filter((waiter) => waiter.key === key).length >= this.maxQueuedPerKey) {
+    if ((this.queuedPerKey.get(key) ?? 0) >= this.maxQueuedPerKey) {
       return Promise.resolve({ granted: false, reason: 'KEY_SHARE_FULL' });
     }
     return new Promise((resolve) => {
@@ -117,10 +119,11 @@ export class ChatCapacity {
       };
       const leave = () => {
         const index = this.waiting.indexOf(waiter);
-        if (index >= 0) this.waiting.splice(index, 1);
+        if (index >= 0) this.unqueue(index);
         resolve({ granted: false, reason: 'AT_CAPACITY' });
       };
       this.waiting.push(waiter);
+      this.queuedPerKey.set(key, (this.queuedPerKey.get(key) ?? 0) + 1);
       signal.addEventListener('abort', leave, { once: true });
       onQueued?.({ ahead: () => this.waiting.indexOf(waiter) });
     });
@@ -188,6 +191,15 @@ export class ChatCapacity {
       const inFlight = this.running.get(waiter.key) ?? 0;
       if (inFlight < fewest) [chosen, fewest] = [index, inFlight];
     }
-    return chosen < 0 ? undefined : this.waiting.splice(chosen, 1)[0];
+    return chosen < 0 ? undefined : this.unqueue(chosen);
+  }
+
+  /** Takes the waiter at `index` out of the queue. */
+  private unqueue(index: number): Waiter {
+    const [waiter] = this.waiting.splice(index, 1);
+    const left = (this.queuedPerKey.get(waiter.key) ?? 1) - 1;
+    if (left <= 0) this.queuedPerKey.delete(waiter.key);
+    else this.queuedPerKey.set(waiter.key, left);
+    return waiter;
   }
 }

@@ -12,6 +12,7 @@ import { ChatController } from './chat.controller';
 import { chatConfig, ChatConfig } from './chat.config';
 import { DiagnosisAgent } from './diagnosis/diagnosis-agent';
 import { DiagnosisPipeline } from './diagnosis/diagnosis-pipeline';
+import { IngressBurst } from './ingress-burst';
 import { IntentRouter } from './routing/intent-router';
 import { RunCompletions } from './run-completions';
 
@@ -45,11 +46,12 @@ import { RunCompletions } from './run-completions';
       },
     },
     ChatApplicationUseCase,
+    { provide: IngressBurst, useValue: new IngressBurst() },
     RunCompletions,
     IntentRouter,
     DiagnosisAgent,
     DiagnosisPipeline,
   ],
-  exports: [ChatApplicationUseCase, DiagnosisPipeline, ChatCapacity, RunCompletions],
+  exports: [ChatApplicationUseCase, DiagnosisPipeline, ChatCapacity, RunCompletions, IngressBurst],
 })
 export class ChatModule {}

@@ -7,6 +7,7 @@ export type { FallbackCause } from './diagnosis/fallback-texts';
 export { ChatApplicationUseCase } from './chat-application.use-case';
 export type { StartedRun } from './chat-application.use-case';
 export { ChatCapacity } from './chat-capacity';
+export { IngressBurst } from './ingress-burst';
 export type { BackgroundTicket } from './chat-capacity';
 export { RunCompletions } from './run-completions';
 export type { RunAlert, RunCompleted, RunCompletionListener } from './run-completions';

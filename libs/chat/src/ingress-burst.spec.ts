@@ -1,0 +1,107 @@
+import { BURST_CONNECTIONS, BURST_SPAN_MS, IngressBurst, MAX_HOLD_MS, QUIET_MS } from './ingress-burst';
+
+/**
+ * The event loop as the spec drives it: `turn(accepted, ms)` lets `ms` pass, runs the timers due, then
+ * one poll that accepted `accepted` connections, then the callbacks queued for the end of that turn.
+ */
+function eventLoop() {
+  let now = 0;
+  let immediates: (() => void)[] = [];
+  let timers: { at: number; callback: () => void }[] = [];
+  const burst = new IngressBurst(
+    () => now,
+    (callback) => immediates.push(callback),
+    (ms, callback) => timers.push({ at: now + ms, callback }),
+  );
+  return {
+    burst,
+    get now() {
+      return now;
+    },
+    accept(connections: number) {
+      for (let i = 0; i < connections; i += 1) burst.connectionAccepted();
+    },
+    async turn(accepted: number, ms = 1) {
+      now += ms;
+      const due = timers.filter((timer) => timer.at <= now);
+      timers = timers.filter((timer) => timer.at > now);
+      due.forEach((timer) => timer.callback());
+      for (let i = 0; i < accepted; i += 1) burst.connectionAccepted();
+      const queued = immediates;
+      immediates = [];
+      queued.forEach((callback) => callback());
+      await Promise.resolve();
+    },
+  };
+}
+
+function tracked(promise: Promise<void>) {
+  const state = { settled: false };
+  void promise.then(() => (state.settled = true));
+  return state;
+}
+
+describe('IngressBurst: admitted runs wait while a burst of connections is still being accepted', () => {
+  it('lets a run go on at once when fewer than a burst of connections came', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS - 1);
+    const run = tracked(loop.burst.settled());
+    await Promise.resolve();
+    expect(run.settled).toBe(true);
+  });
+
+  it('lets a run go on at once when the last burst is older than BURST_SPAN_MS', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    await loop.turn(0, BURST_SPAN_MS);
+    const run = tracked(loop.burst.settled());
+    await Promise.resolve();
+    expect(run.settled).toBe(true);
+  });
+
+  it('holds a run while every turn accepts a connection, however long the turns', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    const run = tracked(loop.burst.settled());
+    // Long turns (a GC pause, a batch of answers) with a connection waiting each time.
+    for (let i = 0; i < 20; i += 1) await loop.turn(1, 150);
+    expect(run.settled).toBe(false);
+  });
+
+  it('holds a run while connections keep arriving, though the queue empties between them', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    const run = tracked(loop.burst.settled());
+    for (let i = 0; i < 30; i += 1) {
+      await loop.turn(1, 1);
+      await loop.turn(0, QUIET_MS / 4);
+    }
+    expect(run.settled).toBe(false);
+  });
+
+  it('lets every waiting run go once the queue is empty and no connection has come for QUIET_MS', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    const first = tracked(loop.burst.settled());
+    await loop.turn(1);
+    const second = tracked(loop.burst.settled());
+    await loop.turn(1);
+    await loop.turn(0, QUIET_MS - 10);
+    expect([first.settled, second.settled]).toEqual([false, false]);
+    await loop.turn(0, 10);
+    await loop.turn(0, 1);
+    expect([first.settled, second.settled]).toEqual([true, true]);
+  });
+
+  it('holds a run at most MAX_HOLD_MS while connections never stop', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    const first = tracked(loop.burst.settled());
+    while (loop.now < MAX_HOLD_MS - 50) await loop.turn(1, 50);
+    const later = tracked(loop.burst.settled());
+    await loop.turn(1, 50);
+    await loop.turn(1, 50);
+    expect(first.settled).toBe(true);
+    expect(later.settled).toBe(false);
+  });
+});
