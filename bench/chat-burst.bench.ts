@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
 import type { BurstSample } from './support/burst-generator';
-import { percentile, reportBench } from './support/bench-results';
+import { percentile, reportBench, printColumns } from './support/bench-results';
 import { cpuMs, freePort, machineCpuMs, startNode, stop, waitForHttp } from './support/processes';
 
 /**
@@ -367,18 +367,7 @@ function printTable(rows: Record<string, string | number>[]): void {
     ['outcomes', 'journal outcomes'],
     ['machine_load_1m_before', 'load 1m'],
   ];
-  const cell = (value: string | number | undefined) =>
-    typeof value === 'number'
-      ? Number.isInteger(value)
-        ? String(value)
-        : value.toFixed(1)
-      : String(value ?? '');
-  const widths = columns.map(([key, title]) =>
-    Math.max(title.length, ...rows.map((row) => cell(row[key]).length)),
-  );
-  const line = (values: string[]) => `  ${values.map((value, i) => value.padEnd(widths[i])).join('  ')}\n`;
-  process.stdout.write(`\n${line(columns.map(([, title]) => title))}`);
-  for (const row of rows) process.stdout.write(line(columns.map(([key]) => cell(row[key]))));
+  printColumns(columns, rows, 1);
 }
 
 main().catch((error: unknown) => {

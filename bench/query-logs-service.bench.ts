@@ -7,7 +7,7 @@ import { createConnection } from 'mysql2/promise';
 import type { RunTrace } from '@app/contracts';
 import { draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
 import type { RecordedRequest } from '../test/support/stub-llm/stub-llm-server';
-import { reportBench } from './support/bench-results';
+import { reportBench, printColumns } from './support/bench-results';
 import { BENCH_LOG_END, BENCH_LOG_QUERY, benchLogFile, median, referenceScanner } from './support/bench-logs';
 import { cpuMs, freePort, scrapeMetric, startNode, stop, waitForHttp } from './support/processes';
 
@@ -298,18 +298,7 @@ function printTable(rows: Record<string, string | number>[], refName: string): v
     ['stopped_by', 'stopped by'],
     ['outcomes', 'outcomes'],
   ];
-  const cell = (value: string | number | undefined) =>
-    typeof value === 'number'
-      ? Number.isInteger(value)
-        ? String(value)
-        : value.toFixed(3)
-      : String(value ?? '');
-  const widths = columns.map(([key, title]) =>
-    Math.max(title.length, ...rows.map((row) => cell(row[key]).length)),
-  );
-  const line = (values: string[]) => `  ${values.map((value, i) => value.padEnd(widths[i])).join('  ')}\n`;
-  process.stdout.write(`\n${line(columns.map(([, title]) => title))}`);
-  for (const row of rows) process.stdout.write(line(columns.map(([key]) => cell(row[key]))));
+  printColumns(columns, rows, 3);
 }
 
 main().catch((error: unknown) => {

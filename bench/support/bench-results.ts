@@ -36,3 +36,23 @@ export function percentile(values: number[], p: number): number {
 export function mean(values: number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
+
+/** Prints `rows` as an aligned table of `columns` ([key, title]); numbers that are not integers with `digits` decimals. */
+export function printColumns(
+  columns: readonly [string, string][],
+  rows: readonly Record<string, string | number | undefined>[],
+  digits: number,
+): void {
+  const cell = (value: string | number | undefined) =>
+    typeof value === 'number'
+      ? Number.isInteger(value)
+        ? String(value)
+        : value.toFixed(digits)
+      : String(value ?? '');
+  const widths = columns.map(([key, title]) =>
+    Math.max(title.length, ...rows.map((row) => cell(row[key]).length)),
+  );
+  const line = (values: string[]) => `  ${values.map((value, i) => value.padEnd(widths[i])).join('  ')}\n`;
+  process.stdout.write(`\n${line(columns.map(([, title]) => title))}`);
+  for (const row of rows) process.stdout.write(line(columns.map(([key]) => cell(row[key]))));
+}
