@@ -21,8 +21,8 @@ interface DeliveryRow extends RowDataPacket {
 
 /**
  * Notifications survive the replica that owed them: a claim left SENDING by a replica that stopped, a
- * delivery given up at shutdown, and an alert-started run that ended with no claim at all are finished
- * by a sweep of another replica, once, with the same Idempotency-Key (docs/notifications.md). The real
+ * delivery given up at shutdown, and an alert-started run's OWED rows its replica never claimed are
+ * finished by a sweep of another replica, once, with the same Idempotency-Key (docs/notifications.md). The real
  * app (MariaDB, Redis, the stub LLM), one loopback webhook receiver; sweeps are called directly (the
  * timer's interval is an hour here).
  */
@@ -169,7 +169,7 @@ describe('notifications a stopped replica left', () => {
     expect(receiver.requests).toHaveLength(0);
   }, 60_000);
 
-  it('notifies every target of an alert-started run; one that ended unclaimed is sent once by two replicas sweeping', async () => {
+  it('owes an alert-started run to every target from its start; one left OWED is sent once by two replicas sweeping', async () => {
     const [plan, final] = agentTurns(draftJson({ marker: 'ALERTED' }));
     stub.load({ roles: { 'diagnosis-agent': [plan, final], 'semantic-guard': [SUPPORTED] } });
     const labels = { alertname: 'ResumeMarker', severity: 'critical', service: 'order-service' };
@@ -192,12 +192,20 @@ describe('notifications a stopped replica left', () => {
       alert_labels: labels,
     });
 
-    // As if its replica had stopped before claiming: no rows, the run ended five minutes ago.
-    await db.query('DELETE FROM notification_delivery WHERE run_id = ?', [runId]);
+    // Owed from the run's start: as if its replica had stopped before claiming, the rows are OWED again
+    // and the run ended five minutes ago.
+    await db.query(
+      "UPDATE notification_delivery SET status = 'OWED', owner_id = 'stopped-replica' WHERE run_id = ?",
+      [runId],
+    );
+    receiver.requests.length = 0;
+    // Within a minute of the run's end the rows are its own replica's to claim: a sweep leaves them.
+    await app.app.get(NotificationSweeper).sweep();
+    expect(receiver.requests).toHaveLength(0);
+    expect((await rowsOf(runId))['hook-a']).toMatchObject({ status: 'OWED' });
     await db.query('UPDATE diagnosis_run SET ended_at = NOW(3) - INTERVAL 5 MINUTE WHERE run_id = ?', [
       runId,
     ]);
-    receiver.requests.length = 0;
     const replica = await startApp(env);
     try {
       await Promise.all([

@@ -10,6 +10,7 @@ import {
   StartedRun,
 } from '@app/chat';
 import { ServiceMetrics } from '@app/metrics';
+import { RunNotifier } from '@app/notify';
 import { MAX_QUERY_CHARS } from '@app/tools';
 import { ALERT_SESSION_OWNER, AlertGroupRepository, describeDatabaseError, RunRepository } from '@app/trace';
 import { alertsConfig, AlertsConfig } from './alerts.config';
@@ -48,6 +49,7 @@ export class AlertIngestService implements BeforeApplicationShutdown {
     private readonly capacity: ChatCapacity,
     @Inject(alertsConfig.KEY) private readonly config: AlertsConfig,
     private readonly metrics: ServiceMetrics,
+    private readonly notifier: RunNotifier,
   ) {}
 
   async ingest(body: AlertmanagerWebhookDto): Promise<IngestResult> {
@@ -95,6 +97,8 @@ export class AlertIngestService implements BeforeApplicationShutdown {
       this.logger.error(`alert notification not decided: ${describeDatabaseError(error)}`);
       throw new AlertStoreUnavailable();
     }
+    // Before the run can end: a replica that stops first leaves its notifications to another one.
+    await this.notifier.owe(runId);
     const group = `group ${notice.groupKeyHash.slice(0, 12)} (session ${decision.sessionId})`;
     if (decision.outcome !== 'INVESTIGATION_STARTED') {
       ticket?.cancel();

@@ -6,11 +6,12 @@ export const NOTIFICATION_KINDS = ['webhook', 'slack', 'feishu', 'dingtalk', 'we
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
- * A delivery's state: SENDING while one replica holds the (run, target) claim and is still trying. A claim
- * older than the delivery policy's longest possible try, or one a replica gave up at shutdown, is taken
- * over by another replica and sent again with the same Idempotency-Key (docs/notifications.md).
+ * A delivery's state: OWED from an alert-started run's start until its end is sent; SENDING while one
+ * replica holds the (run, target) claim and is still trying. An OWED row of a run that ended a minute ago,
+ * a claim older than the delivery policy's longest possible try, or one a replica gave up at shutdown is
+ * taken over by another replica and sent with the same Idempotency-Key (docs/notifications.md).
  */
-export const NOTIFICATION_STATUSES = ['SENDING', 'DELIVERED', 'FAILED'] as const;
+export const NOTIFICATION_STATUSES = ['OWED', 'SENDING', 'DELIVERED', 'FAILED'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /** Why a delivery failed (its last attempt's class); null when it was delivered or is still sending. */

@@ -7,6 +7,7 @@ import {
   NotificationDeliveryRepository,
   ResumableDelivery,
   RunRepository,
+  TakeoverAges,
 } from '@app/trace';
 import { deliverNotification, DeliveryIo, staleClaimMs, SYSTEM_IO } from './notification-delivery';
 import { FinishedRunSummary, NotificationMessage, notificationMessageOf } from './notification-message';
@@ -49,6 +50,23 @@ export class RunNotifier implements OnModuleDestroy {
   /** The longest a claim can be held by a live replica: a SENDING row older than this was left. */
   get staleClaimMs(): number {
     return staleClaimMs(this.config.policy);
+  }
+
+  /**
+   * Records that an alert-started run's end is owed to every configured target (OWED rows), so that a
+   * replica that stops before the run ends leaves the notification to another one's sweep. Never throws:
+   * a failure is logged, and the run's own end still claims and sends as usual.
+   */
+  async owe(runId: string): Promise<void> {
+    const targets = [...this.byName.values()];
+    if (targets.length === 0) return;
+    try {
+      await this.deliveries.owe(runId, 'alert', targets);
+    } catch (error) {
+      this.logger.warn(
+        `run ${runId}: its notifications could not be recorded as owed (sent at its end, but lost if this replica stops first): ${describeDatabaseError(error)}`,
+      );
+    }
   }
 
   /** Of `names`, those that are no configured target (a request naming one is refused with 400). */
@@ -146,8 +164,8 @@ export class RunNotifier implements OnModuleDestroy {
    * delivery with the same Idempotency-Key, so a receiver that got the first try can drop the repeat.
    * Tracked like every delivery (`settled`).
    */
-  resumeDelivery(delivery: ResumableDelivery, staleMs: number): Promise<void> {
-    const work = this.resume(delivery, staleMs).catch((error: unknown) => {
+  resumeDelivery(delivery: ResumableDelivery, ages: TakeoverAges): Promise<void> {
+    const work = this.resume(delivery, ages).catch((error: unknown) => {
       this.logger.error(
         `resuming the notification of run ${delivery.runId} to "${delivery.targetName}" stopped: ${describeDatabaseError(error)}`,
       );
@@ -157,8 +175,8 @@ export class RunNotifier implements OnModuleDestroy {
     return work;
   }
 
-  private async resume(delivery: ResumableDelivery, staleMs: number): Promise<void> {
-    if (!(await this.deliveries.takeOver(delivery.runId, delivery.targetName, staleMs))) return;
+  private async resume(delivery: ResumableDelivery, ages: TakeoverAges): Promise<void> {
+    if (!(await this.deliveries.takeOver(delivery.runId, delivery.targetName, ages))) return;
     const target = this.byName.get(delivery.targetName);
     if (target === undefined) {
       this.logger.warn(

@@ -29,8 +29,8 @@ export type {
   DeliveryClaim,
   DeliveryResult,
   NotificationDelivery,
-  OwedAlertRun,
   ResumableDelivery,
+  TakeoverAges,
 } from './repositories/notification-delivery.repository';
 export { KnowledgeRepository } from './repositories/knowledge.repository';
 export type {

@@ -46,26 +46,30 @@ export interface ResumableDelivery {
   alertLabels: Record<string, string> | null;
 }
 
-/** An alert-started run that ended with no delivery claimed for some configured target. */
-export interface OwedAlertRun {
-  runId: string;
-  sessionId: string;
-  alertLabels: Record<string, string> | null;
-  /** Of the targets asked about, those with no row for this run. */
-  missingTargets: string[];
-}
-
 /** Failures a stopped replica leaves, which another one finishes (the run had ended, the target did not answer no). */
 const RESUMABLE_FAILURES = ['SHUTDOWN', 'RUN_NOT_FINISHED'] as const satisfies readonly NotificationFailure[];
 
+/** How old a row must be before another replica may take it over (see TAKEOVER_CONDITION). */
+export interface TakeoverAges {
+  /** A SENDING claim older than this was left by a replica that stopped (the longest possible try). */
+  staleMs: number;
+  /** An OWED row of a run that ended longer ago than this was left (its replica claims at once). */
+  owedGraceMs: number;
+}
+
 /**
- * Which rows may be taken over, as SQL over `d` (notification_delivery) with one parameter, the claim age
- * in microseconds: a SENDING claim older than the longest possible try (its replica died), or a delivery a
- * replica gave up for a resumable reason; in both cases only once the run has left RUNNING.
+ * Which rows may be taken over, as SQL over `d` (notification_delivery) with two parameters, the SENDING
+ * and OWED ages in microseconds: an OWED row whose run ended longer ago than the grace (its replica stopped
+ * before claiming), a SENDING claim older than the longest possible try (its replica died), or a delivery
+ * a replica gave up for a resumable reason; always only once the run has left RUNNING.
  */
 const TAKEOVER_CONDITION = `((d.status = 'SENDING' AND d.updated_at < NOW(3) - INTERVAL ? MICROSECOND)
+    OR d.status = 'OWED'
     OR (d.status = 'FAILED' AND d.failure IN (${RESUMABLE_FAILURES.map((code) => `'${code}'`).join(', ')})))
-  AND EXISTS (SELECT 1 FROM diagnosis_run r WHERE r.run_id = d.run_id AND r.status <> 'RUNNING')`;
+  AND EXISTS (SELECT 1 FROM diagnosis_run r WHERE r.run_id = d.run_id AND r.status <> 'RUNNING'
+    AND (d.status <> 'OWED' OR r.ended_at < NOW(3) - INTERVAL ? MICROSECOND))`;
+
+const takeoverParams = (ages: TakeoverAges) => [ages.staleMs * 1000, ages.owedGraceMs * 1000];
 
 /** The notification_delivery rows: a replica's claim on a (run, target) before it sends, then the result. */
 @Injectable()
@@ -77,10 +81,33 @@ export class NotificationDeliveryRepository {
   ) {}
 
   /**
-   * Claims the (run, target) for this replica: true when this insert created the row, false when any
-   * replica (this one included) had already claimed it — then nothing may be sent.
+   * Records that a run's end is owed to `targets` (an alert-started run, at its start): OWED rows, taken
+   * by `claim` when the run ends, or by another replica's sweep when this one stopped before that.
+   */
+  async owe(
+    runId: string,
+    trigger: NotificationTrigger,
+    targets: readonly { name: string; kind: NotificationKind }[],
+  ): Promise<void> {
+    if (targets.length === 0) return;
+    await this.deliveries.query(
+      `INSERT IGNORE INTO notification_delivery (run_id, target_name, target_kind, run_trigger, status, owner_id)
+       VALUES ${targets.map(() => "(?, ?, ?, ?, 'OWED', ?)").join(', ')}`,
+      targets.flatMap((target) => [runId, target.name, target.kind, trigger, this.owner.id]),
+    );
+  }
+
+  /**
+   * Claims the (run, target) for this replica: its OWED row, or a new row. True when this replica now
+   * holds it; false when any replica (this one included) had already claimed it — then nothing may be sent.
    */
   async claim(claim: DeliveryClaim): Promise<boolean> {
+    const owed = (await this.deliveries.query(
+      `UPDATE notification_delivery SET status = 'SENDING', owner_id = ?, updated_at = CURRENT_TIMESTAMP(3)
+       WHERE run_id = ? AND target_name = ? AND status = 'OWED'`,
+      [this.owner.id, claim.runId, claim.targetName],
+    )) as { affectedRows: number };
+    if (owed.affectedRows === 1) return true;
     const result = (await this.deliveries.query(
       `INSERT IGNORE INTO notification_delivery (run_id, target_name, target_kind, run_trigger, status, owner_id)
        VALUES (?, ?, ?, ?, 'SENDING', ?)`,
@@ -113,7 +140,7 @@ export class NotificationDeliveryRepository {
    * Deliveries another replica left unfinished (see TAKEOVER_CONDITION) of runs that ended within
    * `horizonMs`, oldest first, at most `limit`. Only candidates: `takeOver` decides.
    */
-  async resumable(staleMs: number, horizonMs: number, limit: number): Promise<ResumableDelivery[]> {
+  async resumable(ages: TakeoverAges, horizonMs: number, limit: number): Promise<ResumableDelivery[]> {
     const rows = (await this.deliveries.query(
       `SELECT d.run_id, d.target_name, d.run_trigger, r.session_id, s.alert_labels
        FROM notification_delivery d
@@ -121,7 +148,7 @@ export class NotificationDeliveryRepository {
        JOIN chat_session s ON s.session_id = r.session_id
        WHERE ${TAKEOVER_CONDITION} AND r.ended_at >= NOW(3) - INTERVAL ? MICROSECOND
        ORDER BY d.updated_at LIMIT ?`,
-      [staleMs * 1000, horizonMs * 1000, limit],
+      [...takeoverParams(ages), horizonMs * 1000, limit],
     )) as {
       run_id: string;
       target_name: string;
@@ -142,53 +169,14 @@ export class NotificationDeliveryRepository {
    * Takes a resumable delivery over for this replica: one conditional UPDATE, so of replicas racing for
    * the same row exactly one gets it (true); the row is SENDING again, under this replica.
    */
-  async takeOver(runId: string, targetName: string, staleMs: number): Promise<boolean> {
+  async takeOver(runId: string, targetName: string, ages: TakeoverAges): Promise<boolean> {
     const result = (await this.deliveries.query(
       `UPDATE notification_delivery d
        SET d.status = 'SENDING', d.failure = NULL, d.owner_id = ?, d.updated_at = CURRENT_TIMESTAMP(3)
        WHERE d.run_id = ? AND d.target_name = ? AND ${TAKEOVER_CONDITION}`,
-      [this.owner.id, runId, targetName, staleMs * 1000],
+      [this.owner.id, runId, targetName, ...takeoverParams(ages)],
     )) as { affectedRows: number };
     return result.affectedRows === 1;
-  }
-
-  /**
-   * Alert-started runs that ended between `horizonMs` and `graceMs` ago with no delivery row for some of
-   * `targetNames`: their replica stopped before claiming, or the claim could not be stored. Found through
-   * the alert notifications that started them (indexed by time), at most `limit`.
-   */
-  async owedAlertRuns(
-    targetNames: readonly string[],
-    graceMs: number,
-    horizonMs: number,
-    limit: number,
-  ): Promise<OwedAlertRun[]> {
-    if (targetNames.length === 0) return [];
-    const rows = (await this.deliveries.query(
-      `SELECT r.run_id, r.session_id, s.alert_labels,
-              (SELECT GROUP_CONCAT(d.target_name SEPARATOR '\n') FROM notification_delivery d
-               WHERE d.run_id = r.run_id) AS claimed
-       FROM alert_notification n
-       JOIN diagnosis_run r ON r.run_id = n.run_id
-       JOIN chat_session s ON s.session_id = r.session_id
-       WHERE n.received_at >= NOW(3) - INTERVAL ? MICROSECOND
-         AND n.outcome = 'INVESTIGATION_STARTED'
-         AND r.status <> 'RUNNING'
-         AND r.ended_at < NOW(3) - INTERVAL ? MICROSECOND
-         AND (SELECT COUNT(*) FROM notification_delivery d
-              WHERE d.run_id = r.run_id AND d.target_name IN (?)) < ?
-       ORDER BY n.received_at LIMIT ?`,
-      [horizonMs * 1000, graceMs * 1000, targetNames, targetNames.length, limit],
-    )) as { run_id: string; session_id: string; alert_labels: unknown; claimed: string | null }[];
-    return rows.map((row) => {
-      const claimed = new Set(row.claimed === null ? [] : row.claimed.split('\n'));
-      return {
-        runId: row.run_id,
-        sessionId: row.session_id,
-        alertLabels: labelsOf(row.alert_labels),
-        missingTargets: targetNames.filter((name) => !claimed.has(name)),
-      };
-    });
   }
 
   /** A run's deliveries in target order. */
