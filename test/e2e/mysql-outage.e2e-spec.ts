@@ -5,6 +5,7 @@ import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TEST_MYSQL } from '../support/test-env';
+import { scaled } from '../support/test-timeouts';
 
 describe('service database lost mid-run', () => {
   const stub = new StubLlmServer();
@@ -15,7 +16,8 @@ describe('service database lost mid-run', () => {
     app = await startApp({
       LLM_BASE_URL: await stub.start(),
       DB_PORT: String(await mysql.start()),
-      DB_CONNECT_TIMEOUT_MS: '1000',
+      // Short, so connections after the cut fail fast; scaled, so the start-up's own connects do not time out under load.
+      DB_CONNECT_TIMEOUT_MS: String(scaled(1000)),
       RUN_HEARTBEAT_MS: '300',
       RUN_LEASE_MS: '1500',
     });
