@@ -74,29 +74,18 @@ export function configureForDoctor<C>(
   select: () => BackendDefinition<C>,
   source: EnvSource,
 ): { backend: C } | { failure: DoctorFinding } {
+  const failure = (error: unknown, fix: string) => ({
+    failure: { check, verdict: 'FAIL' as const, message: configProblemsOf(error).join('; '), fix },
+  });
   let definition: BackendDefinition<C>;
   try {
     definition = select();
   } catch (error) {
-    return {
-      failure: {
-        check,
-        verdict: 'FAIL',
-        message: configProblemsOf(error).join('; '),
-        fix: `set ${selectorKey}`,
-      },
-    };
+    return failure(error, `set ${selectorKey}`);
   }
   try {
     return { backend: definition.configure(source) };
   } catch (error) {
-    return {
-      failure: {
-        check,
-        verdict: 'FAIL',
-        message: configProblemsOf(error).join('; '),
-        fix: definition.configFix,
-      },
-    };
+    return failure(error, definition.configFix);
   }
 }
