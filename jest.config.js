@@ -23,6 +23,10 @@ process.env.TEST_TIMEOUT_MS = String(testTimeout);
 
 module.exports = {
   testTimeout,
+  // A test file's module registry (a whole Nest app, LangChain, TypeORM) stays reachable from Node's
+  // shared core modules after the file ends, so one process running every file grows to GiBs of heap and
+  // slows on GC. A worker whose heap passes this after a file is replaced; jest then never runs in band.
+  workerIdleMemoryLimit: '1GB',
   projects: [
     {
       displayName: 'unit',
@@ -38,7 +42,7 @@ module.exports = {
       transform,
     },
     // Tests against real services, by kind (docs/contributing.md "Tests and lint"); one global setup
-    // starts the services and migrates the run's database once for all of them.
+    // starts the services and migrates one database per jest worker, which each file is pointed at.
     ...[
       // medium: libs wired in process against real MariaDB/Redis (and the stub LLM), no HTTP.
       ['medium', 'medium-spec'],
@@ -54,6 +58,7 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: [`<rootDir>/test/${kind}/**/*.${suffix}.ts`],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/worker-database.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       moduleNameMapper,
       transform,

@@ -5,9 +5,8 @@
 # without one, scripts/ensure-docker.sh starts a host-networking-only engine and stops it again on
 # exit. TEST_SERVICES=external uses the machine's own services instead.
 #
-# The jest projects run in one jest process on JEST_MAX_WORKERS workers (default: the cores less one, at
-# least 1, jest's own default; two workers on the 2-core machine are faster but not yet safe: two
-# run-journal medium files interfere through the shared database, docs/contributing-ci.md). Each
+# The jest projects run in one jest process on JEST_MAX_WORKERS workers (default: one per core; each
+# worker has its own service database and is replaced when its heap passes 1 GB, docs/contributing-ci.md). Each
 # step's wall time goes to CI_TIMINGS when .ci/run sets it; the per-kind jest times and the 15 slowest
 # files are printed after the suite (test-artifacts/jest-results.json has them all).
 set -euo pipefail
@@ -25,15 +24,28 @@ fi
 stage "npm test: browser" bash scripts/ensure-browser.sh
 stage "npm test: test binaries" bash scripts/ensure-test-binaries.sh
 stage "npm test: install" bash scripts/install-if-needed.sh
+# The build (what the e2e, process and browser files run) goes beside the lint: both are mostly one
+# thread each. Its output is shown when it has ended; a lint failure stops it.
+build_log=$(mktemp)
+build_started=$EPOCHREALTIME
+npm run build >"$build_log" 2>&1 &
+build_pid=$!
+trap 'kill "$build_pid" 2>/dev/null || true' ERR
 # Its own line, as test/support/lint-gate.spec.ts checks (the lint runs before jest); a failure stops
 # here and shows in the table as the failed "npm test" stage.
 lint_started=$EPOCHREALTIME
 npm run lint
 stage_record "npm test: lint" "$lint_started" 0
-stage "npm test: build" npm run build
+build_status=0
+wait "$build_pid" || build_status=$?
+trap - ERR
+cat "$build_log"
+rm -f "$build_log"
+stage_record "npm test: build (beside the lint)" "$build_started" "$build_status"
+[ "$build_status" -eq 0 ] || exit "$build_status"
 mkdir -p test-artifacts
 cores=$(nproc)
-workers=${JEST_MAX_WORKERS:-$((cores > 1 ? cores - 1 : 1))}
+workers=${JEST_MAX_WORKERS:-$cores}
 echo "npm test: jest on $workers workers ($cores cores)"
 status=0
 stage "npm test: jest ($workers workers)" npx jest --ci --json --outputFile=test-artifacts/jest-results.json \

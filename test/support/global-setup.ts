@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { MIGRATIONS } from '../../migrations';
 import { servicesMode, startTestServices, TestServices } from './containers';
+import { createServiceDatabase, workerDatabase } from './service-database';
 import { TEST_KEYS, TEST_MYSQL, TEST_REDIS } from './test-env';
 
 /** Handed to the global teardown, which Jest runs in this same process. */
@@ -17,7 +16,7 @@ export const E2E_READY = Symbol.for('superbiz.e2e.ready');
  * TEST_SERVICES=external), creates and migrates this run's own database once, and hands the
  * connection settings to the test files through the environment. Nothing is mocked.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   // Every service-backed jest project names this setup; Jest runs it per project, in this one process.
   const state = globalThis as typeof globalThis & { [E2E_READY]?: true };
   if (state[E2E_READY]) return;
@@ -46,23 +45,18 @@ export default async function globalSetup(): Promise<void> {
   const suffix = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const serviceDb = `superbiz_e2e_${suffix}`;
 
-  let connection;
   try {
-    connection = await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 });
+    await (await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 })).end();
   } catch (error) {
     throw new Error(
       `e2e tests need MySQL/MariaDB at ${TEST_MYSQL.host}:${TEST_MYSQL.port} (${(error as Error).message}); ` +
         'start it (scripts/ensure-services.sh) or set TEST_MYSQL_HOST/PORT/USER/PASSWORD',
     );
   }
-  try {
-    await connection.query(
-      `CREATE DATABASE \`${serviceDb}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    );
-  } finally {
-    await connection.end();
+  // One per worker (test/support/worker-database.ts); none is shared by two files running at once.
+  for (let worker = 1; worker <= Math.max(1, globalConfig.maxWorkers); worker += 1) {
+    await createServiceDatabase(workerDatabase(serviceDb, String(worker)));
   }
-  await migrate(serviceDb);
 
   const redis = new Redis({
     ...TEST_REDIS,
@@ -83,12 +77,12 @@ export default async function globalSetup(): Promise<void> {
   }
 
   Object.assign(process.env, {
-    E2E_SERVICE_DB: serviceDb,
+    // The prefix of every database this run creates; each file gets its worker's (worker-database.ts).
+    E2E_SERVICE_DB_BASE: serviceDb,
     DB_HOST: TEST_MYSQL.host,
     DB_PORT: String(TEST_MYSQL.port),
     DB_USER: TEST_MYSQL.user,
     DB_PASSWORD: TEST_MYSQL.password,
-    DB_NAME: serviceDb,
     // Migrated once above; every app the files boot finds the schema ready.
     DB_MIGRATIONS_RUN: 'false',
     REDIS_HOST: TEST_REDIS.host,
@@ -102,23 +96,4 @@ export default async function globalSetup(): Promise<void> {
     API_KEYS: `trace_reader=${TEST_KEYS.traceReader},auditor|trace_reader=${TEST_KEYS.auditor},auditor=${TEST_KEYS.auditorOnly},chat=${TEST_KEYS.chat},knowledge_admin=${TEST_KEYS.knowledgeAdmin},chat|knowledge_admin|trace_reader=${TEST_KEYS.operator},chat|trace_reader=${TEST_KEYS.sessionOwner},metrics_read=${TEST_KEYS.metrics},alert_ingest=${TEST_KEYS.alertIngest}`,
     TEST_CHAT_API_KEY: TEST_KEYS.chat,
   });
-}
-
-async function migrate(database: string): Promise<void> {
-  const dataSource = new DataSource({
-    type: process.env.DB_TYPE === 'mysql' ? 'mysql' : 'mariadb',
-    ...TEST_MYSQL,
-    username: TEST_MYSQL.user,
-    database,
-    migrations: MIGRATIONS,
-    migrationsTableName: 'migrations',
-    migrationsTransactionMode: 'each',
-    logging: false,
-  });
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-  } finally {
-    await dataSource.destroy();
-  }
 }

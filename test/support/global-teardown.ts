@@ -12,7 +12,7 @@ export default async function globalTeardown(): Promise<void> {
   const holder = globalThis as typeof globalThis & { [E2E_SERVICES]?: TestServices; [E2E_READY]?: true };
   if (!holder[E2E_READY]) return;
   const services = holder[E2E_SERVICES];
-  const serviceDb = process.env.E2E_SERVICE_DB;
+  const serviceDb = process.env.E2E_SERVICE_DB_BASE;
   delete holder[E2E_READY];
   delete holder[E2E_SERVICES];
   if (services) {
