@@ -169,6 +169,41 @@ describe('notifications a stopped replica left', () => {
     expect(receiver.requests).toHaveLength(0);
   }, 60_000);
 
+  it('owes a chat run to the targets its request named, from its start', async () => {
+    const [plan, final] = agentTurns(draftJson({ marker: 'OWED-CHAT' }));
+    stub.load({
+      roles: {
+        'intent-router': [{ content: 'DIAGNOSIS' }],
+        // The run stays open long enough to see its rows before its end.
+        'diagnosis-agent': [{ ...plan, delay_ms: 1500 }, final],
+        'semantic-guard': [SUPPORTED],
+      },
+    });
+    const answer = postChat(
+      app.baseUrl,
+      { query: 'order-123 payment times out', notify: ['hook-a'] },
+      { apiKey: TEST_KEYS.operator },
+    );
+    let owed: RowDataPacket[] = [];
+    const deadline = Date.now() + 10_000;
+    while (owed.length === 0 && Date.now() < deadline) {
+      // The other tests here leave chat rows SENDING or FAILED only: an OWED chat row is this run's.
+      [owed] = await db.query<RowDataPacket[]>(
+        "SELECT run_id, target_name, run_trigger FROM notification_delivery WHERE status = 'OWED' AND run_trigger = 'chat'",
+      );
+      if (owed.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const response = await answer;
+    const runId = String(response.events[0].data.run_id);
+    expect(owed).toEqual([{ run_id: runId, target_name: 'hook-a', run_trigger: 'chat' }]);
+    const deliveredBy = Date.now() + 30_000;
+    while ((await rowsOf(runId))['hook-a']?.status !== 'DELIVERED') {
+      if (Date.now() > deliveredBy) throw new Error(`not delivered: ${JSON.stringify(await rowsOf(runId))}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(Object.keys(await rowsOf(runId))).toEqual(['hook-a']);
+  }, 60_000);
+
   it('owes an alert-started run to every target from its start; one left OWED is sent once by two replicas sweeping', async () => {
     const [plan, final] = agentTurns(draftJson({ marker: 'ALERTED' }));
     stub.load({ roles: { 'diagnosis-agent': [plan, final], 'semantic-guard': [SUPPORTED] } });

@@ -131,6 +131,8 @@ export interface ChatKit extends DiagnosisKit {
   metrics: ServiceMetrics;
   /** What the use case handed the notifier (libs/notify has its own specs for what happens next). */
   notified: FinishedRunSummary[];
+  /** The runs the use case recorded as owed to targets (RunNotifier.owe), in order with `notified`. */
+  owed: { runId: string; trigger: string; names: readonly string[] | undefined; notifiedBefore: number }[];
   completions: RunCompletions;
 }
 
@@ -149,6 +151,7 @@ export function chatKit(
   } = {},
 ): ChatKit {
   const notified: FinishedRunSummary[] = [];
+  const owed: ChatKit['owed'] = [];
   const journal = new MemoryJournalStore();
   const kit = diagnosisKit(roles, { harnessEnv: options.harnessEnv, journal });
   const runs = new MemoryRunRepository();
@@ -173,11 +176,14 @@ export function chatKit(
       unknownTargets: (names: readonly string[]) =>
         names.filter((name) => !UNIT_NOTIFY_TARGETS.includes(name)),
       notifyRunFinished: (run: FinishedRunSummary) => notified.push(run),
+      owe: async (runId: string, trigger: string, names?: readonly string[]) => {
+        owed.push({ runId, trigger, names, notifiedBefore: notified.length });
+      },
     } as unknown as RunNotifier,
     completions,
     new IngressBurst(),
   );
-  return { ...kit, runs, useCase, metrics, notified, completions };
+  return { ...kit, runs, useCase, metrics, notified, owed, completions };
 }
 
 /** A chat stream that keeps what it would have sent. */

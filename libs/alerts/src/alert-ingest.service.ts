@@ -98,7 +98,7 @@ export class AlertIngestService implements BeforeApplicationShutdown {
       throw new AlertStoreUnavailable();
     }
     // Before the run can end: a replica that stops first leaves its notifications to another one.
-    await this.notifier.owe(runId);
+    await this.notifier.owe(runId, 'alert');
     const group = `group ${notice.groupKeyHash.slice(0, 12)} (session ${decision.sessionId})`;
     if (decision.outcome !== 'INVESTIGATION_STARTED') {
       ticket?.cancel();

@@ -344,13 +344,20 @@ describe('ChatApplicationUseCase: release, fallback or failure', () => {
         alertLabels: null,
       },
     ]);
-    expect((await chat(roles)).kit.notified).toEqual([]);
+    // Owed to the named target from the run's start, before its end was handed over.
+    expect(kit.owed).toEqual([
+      { runId: metadata?.run_id, trigger: 'chat', names: ['ops-slack'], notifiedBefore: 0 },
+    ]);
+    const quiet = (await chat(roles)).kit;
+    expect(quiet.notified).toEqual([]);
+    expect(quiet.owed).toEqual([]);
   });
 
-  it('an end that could not be stored notifies nobody', async () => {
+  it('an end that could not be stored notifies nobody (its owed rows are left to the sweep)', async () => {
     const roles = { 'intent-router': route('SYSTEM_CHAT'), 'system-chat': [{ content: 'hi' }] };
     const { kit } = await chat(roles, { notify: ['ops-slack'], finish: 'FAILS' });
     expect(kit.notified).toEqual([]);
+    expect(kit.owed).toHaveLength(1);
   });
 
   it('a session of another key is UnknownSession, before any run or event', async () => {

@@ -224,6 +224,8 @@ export class ChatApplicationUseCase {
       this.metrics.runFinished(null, { outcome: 'FAILED', reason: 'RUN_NOT_RECORDED' }, 0);
       return;
     }
+    // Owed from the start: a replica that stops before the run ends leaves its notifications to another.
+    if (chat.notify && chat.notify.length > 0) await this.notifier.owe(runId, 'chat', chat.notify);
     await this.runStarted(
       { sessionId, runId, query: chat.query, continued, notify: chat.notify },
       stream,

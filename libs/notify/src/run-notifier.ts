@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import type { NotificationTrigger } from '@app/contracts';
 import { ServiceMetrics } from '@app/metrics';
 import {
   describeDatabaseError,
@@ -53,15 +54,16 @@ export class RunNotifier implements OnModuleDestroy {
   }
 
   /**
-   * Records that an alert-started run's end is owed to every configured target (OWED rows), so that a
-   * replica that stops before the run ends leaves the notification to another one's sweep. Never throws:
-   * a failure is logged, and the run's own end still claims and sends as usual.
+   * Records that a run's end is owed to its targets (OWED rows): an alert-started run's to every configured
+   * target, a chat run's to those its request named. A replica that stops before the run ends then leaves
+   * the notification to another one's sweep. Never throws: a failure is logged, and the run's own end still
+   * claims and sends as usual.
    */
-  async owe(runId: string): Promise<void> {
-    const targets = [...this.byName.values()];
+  async owe(runId: string, trigger: NotificationTrigger, names?: readonly string[]): Promise<void> {
+    const targets = names ? names.flatMap((name) => this.byName.get(name) ?? []) : [...this.byName.values()];
     if (targets.length === 0) return;
     try {
-      await this.deliveries.owe(runId, 'alert', targets);
+      await this.deliveries.owe(runId, trigger, targets);
     } catch (error) {
       this.logger.warn(
         `run ${runId}: its notifications could not be recorded as owed (sent at its end, but lost if this replica stops first): ${describeDatabaseError(error)}`,
