@@ -1,4 +1,4 @@
-import { Module, ValidationPipe } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
@@ -20,6 +20,7 @@ import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
 import { ConnectionDrain } from './http/connection-drain';
 import { RequestBodyModule } from './http/request-parsing';
+import { RequestValidationPipe } from './http/request-validation.pipe';
 import { MetricsController } from './metrics/metrics.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
 import { WebUiModule } from './web/web-ui.module';
@@ -62,10 +63,7 @@ import { WebUiModule } from './web/web-ui.module';
     ConnectionDrain,
     { provide: APP_GUARD, useClass: JsonThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
-    {
-      provide: APP_PIPE,
-      useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-    },
+    { provide: APP_PIPE, useValue: new RequestValidationPipe() },
   ],
 })
 export class AppModule {}
