@@ -125,6 +125,18 @@ describe('request parsing errors and credentials in URLs', () => {
     expect(JSON.stringify(response.json.message)).not.toContain('request body must be sent as');
   });
 
+  it.each([
+    ['no API key: 401', { 'content-type': 'text/plain' }, 401],
+    [
+      'an API key without the chat role: 403',
+      { 'content-type': 'text/plain', 'x-api-key': TEST_KEYS.metrics },
+      403,
+    ],
+  ])('judges the caller before the body: %s', async (_name, headers, status) => {
+    const response = await send(app.baseUrl, '/api/chat', headers, nested(5000));
+    expect(response.status).toBe(status);
+  });
+
   it('refuses JSON on the upload endpoint, which takes multipart/form-data', async () => {
     const response = await send(
       app.baseUrl,

@@ -1,6 +1,6 @@
-import { Module, ValidationPipe } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TerminusModule } from '@nestjs/terminus';
@@ -19,7 +19,8 @@ import { appConfig, AppConfig } from './config/app.config';
 import { buildLoggerOptions } from './config/logger.options';
 import { HealthController } from './health/health.controller';
 import { ConnectionDrain } from './http/connection-drain';
-import { BodyDepthInterceptor, ContentTypeInterceptor } from './http/request-parsing';
+import { RequestBodyModule } from './http/request-parsing';
+import { RequestValidationPipe } from './http/request-validation.pipe';
 import { MetricsController } from './metrics/metrics.controller';
 import { SafeExceptionFilter } from './http/safe-exception.filter';
 import { WebUiModule } from './web/web-ui.module';
@@ -44,6 +45,8 @@ import { WebUiModule } from './web/web-ui.module';
     }),
     TerminusModule,
     AuthModule,
+    // After AuthModule: its guard runs before RequestBodyGuard (401/403 before 400/415).
+    RequestBodyModule,
     MetricsModule,
     PrometheusModule.register({ path: '/metrics', controller: MetricsController }),
     TraceModule,
@@ -60,12 +63,7 @@ import { WebUiModule } from './web/web-ui.module';
     ConnectionDrain,
     { provide: APP_GUARD, useClass: JsonThrottlerGuard },
     { provide: APP_FILTER, useClass: SafeExceptionFilter },
-    { provide: APP_INTERCEPTOR, useClass: ContentTypeInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: BodyDepthInterceptor },
-    {
-      provide: APP_PIPE,
-      useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
-    },
+    { provide: APP_PIPE, useValue: new RequestValidationPipe() },
   ],
 })
 export class AppModule {}

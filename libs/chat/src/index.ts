@@ -7,6 +7,8 @@ export type { FallbackCause } from './diagnosis/fallback-texts';
 export { ChatApplicationUseCase } from './chat-application.use-case';
 export type { StartedRun } from './chat-application.use-case';
 export { ChatCapacity } from './chat-capacity';
+// For the global validation pipe's spec, which checks its fast path against class-validator.
+export { ChatRequestDto } from './chat-request.dto';
 export { IngressBurst } from './ingress-burst';
 export type { BackgroundTicket } from './chat-capacity';
 export { RunCompletions } from './run-completions';

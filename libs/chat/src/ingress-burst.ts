@@ -28,7 +28,7 @@ export class IngressBurst {
   /** Accept times of the last BURST_CONNECTIONS connections, oldest first. */
   private readonly accepted: number[] = [];
   private count = 0;
-  private waiters: { resolve: () => void; until: number }[] = [];
+  private readonly waiters: { resolve: () => void; until: number }[] = [];
   private watching = false;
 
   constructor(
@@ -68,14 +68,16 @@ export class IngressBurst {
       const now = this.now();
       const sinceLast = now - this.accepted[this.accepted.length - 1];
       const over = quietTurn && sinceLast >= QUIET_MS;
-      const waiting = this.waiters;
-      this.waiters = over ? [] : waiting.filter((waiter) => waiter.until > now);
-      for (const waiter of waiting) if (over || waiter.until <= now) waiter.resolve();
+      // Waiters come in the order of their `until`, so the expired ones are a prefix: a turn of a burst
+      // costs nothing per waiter (hundreds of runs may wait through thousands of turns).
+      let expired = over ? this.waiters.length : 0;
+      while (expired < this.waiters.length && this.waiters[expired].until <= now) expired += 1;
+      for (const waiter of this.waiters.splice(0, expired)) waiter.resolve();
       if (this.waiters.length === 0) {
         this.watching = false;
       } else if (quietTurn) {
         // The queue is empty: wait out the quiet time without spinning the loop, then judge a fresh turn.
-        const wait = Math.min(QUIET_MS - sinceLast, Math.min(...this.waiters.map((w) => w.until)) - now);
+        const wait = Math.min(QUIET_MS - sinceLast, this.waiters[0].until - now);
         this.after(Math.max(1, wait), () => {
           seen = this.count;
           this.nextTurn(endOfTurn);

@@ -1,8 +1,13 @@
+import { BadRequestException, ExecutionContext, UnsupportedMediaTypeException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ApiConsumes } from '@nestjs/swagger';
 import {
   MAX_BODY_DEPTH,
   nestedDeeperThan,
   parseContentType,
   parsingErrorOf,
+  RequestBodyGuard,
   unsupportedBodyReason,
 } from './request-parsing';
 
@@ -103,5 +108,58 @@ describe('unsupportedBodyReason', () => {
     ],
   ])('%s', (_name, header, accepted, expected) => {
     expect(unsupportedBodyReason(header, accepted)).toBe(expected);
+  });
+});
+
+describe('RequestBodyGuard', () => {
+  class Routes {
+    json(): void {}
+    @ApiConsumes('multipart/form-data')
+    upload(): void {}
+  }
+  const guard = new RequestBodyGuard(new Reflector());
+  const contextOf = (
+    handler: keyof Routes,
+    headers: Record<string, string>,
+    body: unknown,
+    type = 'http',
+  ): ExecutionContext => {
+    const host = new ExecutionContextHost([{ headers, body }], Routes, Routes.prototype[handler]);
+    host.setType(type);
+    return host;
+  };
+  const json = { 'content-type': 'application/json', 'content-length': '2' };
+
+  it('lets JSON in UTF-8 through', () => {
+    expect(guard.canActivate(contextOf('json', json, { query: 'x' }))).toBe(true);
+  });
+
+  it('lets a request without a body through whatever its Content-Type', () => {
+    expect(guard.canActivate(contextOf('json', { 'content-type': 'text/plain' }, {}))).toBe(true);
+  });
+
+  it('refuses a body the endpoint does not consume with 415', () => {
+    expect(() => guard.canActivate(contextOf('json', { ...json, 'content-type': 'text/plain' }, {}))).toThrow(
+      new UnsupportedMediaTypeException('request body must be sent as application/json'),
+    );
+    expect(() => guard.canActivate(contextOf('upload', json, {}))).toThrow(
+      new UnsupportedMediaTypeException('request body must be sent as multipart/form-data'),
+    );
+  });
+
+  it('takes what an endpoint declares with @ApiConsumes', () => {
+    const form = { 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' };
+    expect(guard.canActivate(contextOf('upload', form, {}))).toBe(true);
+  });
+
+  it('refuses a body nested deeper than MAX_BODY_DEPTH with 400', () => {
+    const deep = JSON.parse(`${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`) as unknown;
+    expect(() => guard.canActivate(contextOf('json', json, { query: deep }))).toThrow(
+      new BadRequestException(`request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`),
+    );
+  });
+
+  it('leaves contexts other than HTTP alone', () => {
+    expect(guard.canActivate(contextOf('json', { 'content-type': 'text/plain' }, {}, 'rpc'))).toBe(true);
   });
 });

@@ -1,17 +1,16 @@
 import {
   BadRequestException,
-  CallHandler,
+  CanActivate,
   ExecutionContext,
   HttpException,
   Injectable,
-  NestInterceptor,
+  Module,
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { APP_GUARD, Reflector } from '@nestjs/core';
 import { DECORATORS } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Observable } from 'rxjs';
 
 /** Deeper request bodies are refused before validation walks them (its recursion would overflow). */
 export const MAX_BODY_DEPTH = 32;
@@ -106,42 +105,39 @@ function carriesBody(request: Request): boolean {
 }
 
 /**
- * Refuses with 415 a body whose Content-Type the endpoint does not take: what its OpenAPI document
- * says it consumes (`@ApiConsumes`, e.g. multipart/form-data for uploads), otherwise application/json
- * in UTF-8. Runs before route interceptors, so before multer reads an upload.
+ * Refuses a body the endpoint cannot take before its interceptors and the validation pipe see it: 415
+ * when its Content-Type is not what the endpoint's OpenAPI document says it consumes (`@ApiConsumes`,
+ * e.g. multipart/form-data for uploads; otherwise application/json in UTF-8), so before multer reads an
+ * upload; 400 when its JSON nests deeper than MAX_BODY_DEPTH, before validation recurses into it.
+ * A guard, not interceptors: each global interceptor cost every request an rxjs chain and two
+ * AsyncResource bindings, a guard is one call. RequestBodyModule registers it after the API-key and
+ * rate-limit guards, so 401, 403 and 429 still come first.
  */
 @Injectable()
-export class ContentTypeInterceptor implements NestInterceptor {
+export class RequestBodyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() === 'http') {
-      const request = context.switchToHttp().getRequest<Request>();
-      if (carriesBody(request)) {
-        const accepted = this.reflector.getAllAndOverride<string[] | undefined>(DECORATORS.API_CONSUMES, [
-          context.getHandler(),
-          context.getClass(),
-        ]) ?? [JSON_MEDIA_TYPE];
-        const reason = unsupportedBodyReason(request.headers['content-type'], accepted);
-        if (reason) throw new UnsupportedMediaTypeException(reason);
-      }
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    if (carriesBody(request)) {
+      const accepted = this.reflector.getAllAndOverride<string[] | undefined>(DECORATORS.API_CONSUMES, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? [JSON_MEDIA_TYPE];
+      const reason = unsupportedBodyReason(request.headers['content-type'], accepted);
+      if (reason) throw new UnsupportedMediaTypeException(reason);
     }
-    return next.handle();
+    if (nestedDeeperThan(request.body, MAX_BODY_DEPTH)) {
+      throw new BadRequestException(`request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`);
+    }
+    return true;
   }
 }
 
-/** Refuses over-deep JSON bodies with 400 before the validation pipe recurses into them. */
-@Injectable()
-export class BodyDepthInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() === 'http') {
-      const body = context.switchToHttp().getRequest<Request>().body as unknown;
-      if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
-        throw new BadRequestException(
-          `request body is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`,
-        );
-      }
-    }
-    return next.handle();
-  }
-}
+/**
+ * Registers RequestBodyGuard as a global guard. Global guards run in the order their modules were
+ * scanned, so AppModule imports this module after AuthModule: the body is judged after the caller.
+ */
+@Module({ providers: [{ provide: APP_GUARD, useClass: RequestBodyGuard }] })
+export class RequestBodyModule {}
