@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
@@ -29,6 +29,7 @@ const SIZES = (process.env.BENCH_BURST_SIZES ?? '300,1000').split(',').map(Numbe
 const QUERY = 'order-123 payment times out, find out why';
 const API_KEY = process.env.TEST_CHAT_API_KEY ?? 'superbiz-dev-key-change-me';
 const PROFILE_DIR = process.env.BENCH_BURST_CPU_PROFILE_DIR;
+if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
 /** Extra node flags for the service process only (e.g. `--trace-gc`), space-separated. */
 const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
