@@ -6,8 +6,8 @@
 # exit. TEST_SERVICES=external uses the machine's own services instead.
 #
 # The jest projects run in one jest process on JEST_MAX_WORKERS workers (default: one per core; each
-# worker has its own service database and is replaced when its heap passes 1 GB, docs/contributing-ci.md). Each
-# step's wall time goes to CI_TIMINGS when .ci/run sets it; the per-kind jest times and the 15 slowest
+# worker has its own service database and is replaced when its heap passes 1 GB,
+# docs/contributing-ci.md). Each step's wall time goes to CI_TIMINGS when .ci/run sets it; the per-kind jest times and the 15 slowest
 # files are printed after the suite (test-artifacts/jest-results.json has them all).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,9 +10,8 @@ export function workerDatabase(base: string, workerId: string): string {
 }
 
 /**
- * Creates a service database on the test server and applies every migration to it: the run's shared one
- * (global setup), or a file's own where other files' apps must not see its rows (their lease sweeps, say).
- * Names starting with the run's database are dropped by the global teardown.
+ * Creates a service database on the test server and applies every migration to it (the global setup
+ * makes one per jest worker). Names starting with the run's prefix are dropped by the global teardown.
  */
 export async function createServiceDatabase(database: string): Promise<void> {
   const connection = await createConnection({ ...TEST_MYSQL, connectTimeout: 3000 });
