@@ -54,9 +54,10 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     );
   }
   // One per worker (test/support/worker-database.ts); none is shared by two files running at once.
-  for (let worker = 1; worker <= Math.max(1, globalConfig.maxWorkers); worker += 1) {
-    await createServiceDatabase(workerDatabase(serviceDb, String(worker)));
-  }
+  const workers = Array.from({ length: Math.max(1, globalConfig.maxWorkers) }, (_unused, index) => index + 1);
+  await Promise.all(
+    workers.map((worker) => createServiceDatabase(workerDatabase(serviceDb, String(worker)))),
+  );
 
   const redis = new Redis({
     ...TEST_REDIS,
