@@ -23,7 +23,6 @@ import { loadScenarios, Scenario, sqlStatements } from './scenario';
 import { metricFamiliesOf, metricsToolsYaml } from './scenario-metrics';
 import { ensurePrometheusBinaries, PrometheusServer } from '../test/support/prometheus';
 import { reportOf, scoreScenario, TurnObservation } from './scorer';
-import { freePort } from '../test/support/free-port';
 
 /** The documented development key: the eval's services enable it (they listen on 127.0.0.1 only). */
 const API_KEY = 'superbiz-dev-key-change-me';
@@ -99,6 +98,36 @@ function options(argv: string[]): Options {
   };
 }
 
+/**
+ * The URL the service bound, from its own start-up line: it listens on a port the system chose (PORT=0),
+ * so no other process can hold that port, as one could between picking a free port and the service
+ * binding it (another scenario's service would then answer this scenario's requests).
+ */
+function boundUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      settle();
+    };
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString('utf8')).slice(-4096);
+      const url = /Listening on (http:\/\/[^\s"]+)/u.exec(seen)?.[1];
+      if (url) done(() => resolve(url));
+    };
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`the service exited with code ${code} during start-up`)));
+    const timer = setTimeout(
+      () => done(() => reject(new Error(`the service did not start listening within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -108,7 +137,7 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: nu
       const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
       if (response.ok) return;
     } catch {
-      // not listening yet
+      // not ready yet
     }
     await new Promise((wake) => setTimeout(wake, 250));
   }
@@ -352,17 +381,16 @@ async function runScenario(
     writeFileSync(join(work, 'mysql-tools.yaml'), mysqlToolsYaml(business.schema));
     const metricsEnv = await startScenarioMetrics(scenario, prometheus, work);
     const llm = model ?? { baseUrl: await stub!.start(), model: 'stub-oracle', apiKey: 'stub-key' };
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
     const log = createWriteStream(logFile);
     child = spawn(process.execPath, ['dist/apps/server/src/main.js'], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...serviceEnv(model !== null),
-        PORT: String(port),
+        PORT: '0',
         HOST: '127.0.0.1',
-        LOG_LEVEL: process.env.EVAL_SERVICE_LOG_LEVEL ?? 'warn',
+        // info: the start-up line names the bound URL (boundUrl).
+        LOG_LEVEL: 'info',
         DEMO_MODE: 'false',
         DB_HOST: opts.admin.host,
         DB_PORT: String(opts.admin.port),
@@ -389,6 +417,7 @@ async function runScenario(
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
+    const baseUrl = await boundUrl(child, opts.bootTimeoutMs);
     await waitForHealth(baseUrl, child, opts.bootTimeoutMs);
     for (const runbook of scenario.runbooks) await uploadRunbook(baseUrl, runbook);
 
