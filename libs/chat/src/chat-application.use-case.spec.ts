@@ -399,18 +399,19 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
     status: 'firing' as const,
   };
 
-  it('an alert-started run is a diagnosis without a routing call; its listeners hear the released report', async () => {
+  /** An alert-started run, as AlertIngestService starts it, and the completions its listeners heard. */
+  async function alertRun(runId: string, signal: AbortSignal) {
     // No intent-router replies: a routing call would fail the run.
     const kit = chatKit({ 'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED), 'semantic-guard': [SUPPORTED] });
     const heard: unknown[] = [];
     kit.completions.register({ runCompleted: (run) => void heard.push(run) });
     const { stream } = recordingStream();
     // The caller sends the metadata (a chat's before its run row exists), as AlertIngestService does.
-    stream.metadata('alert-session', 'alert-run');
+    stream.metadata('alert-session', runId);
     await kit.useCase.runStarted(
       {
         sessionId: 'alert-session',
-        runId: 'alert-run',
+        runId,
         query: 'Alert investigation: "PaymentTimeouts"',
         continued: false,
         intent: 'DIAGNOSIS',
@@ -418,8 +419,13 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
         alert: ALERT,
       },
       stream,
-      new AbortController().signal,
+      signal,
     );
+    return { kit, heard };
+  }
+
+  it('an alert-started run is a diagnosis without a routing call; its listeners hear the released report', async () => {
+    const { kit, heard } = await alertRun('alert-run', new AbortController().signal);
     expect(kit.journal.finished).toMatchObject({ status: 'SUCCESS', releaseOutcome: 'SUCCESS' });
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toEqual([
@@ -437,21 +443,8 @@ describe('ChatApplicationUseCase: runs started by code, and their completion', (
   });
 
   it('a run given up because the service stops is stored CANCELLED by SERVICE_STOPPING, not as a client leaving', async () => {
-    const kit = chatKit({ 'diagnosis-agent': agentTurnsOnFakeLogs(GROUNDED), 'semantic-guard': [SUPPORTED] });
-    const heard: { status: string }[] = [];
-    kit.completions.register({ runCompleted: (run) => void heard.push(run) });
-    const { stream } = recordingStream();
-    stream.metadata('alert-session', 'stopped-run');
-    await kit.useCase.runStarted(
-      {
-        sessionId: 'alert-session',
-        runId: 'stopped-run',
-        query: 'Alert investigation: "PaymentTimeouts"',
-        continued: false,
-        intent: 'DIAGNOSIS',
-        alert: ALERT,
-      },
-      stream,
+    const { kit, heard } = await alertRun(
+      'stopped-run',
       AbortSignal.abort(new RunCancelled('SERVICE_STOPPING')),
     );
     expect(kit.journal.finished).toMatchObject({

@@ -12,7 +12,7 @@ const SWEEP_LIMIT = 50;
 
 /**
  * Every NOTIFY_SWEEP_INTERVAL_MS, on every replica: finishes the notifications a stopped replica left —
- * an alert-started run's OWED row after the run ended, a SENDING claim older than the longest try, a
+ * a run's OWED row a minute after the run ended, a SENDING claim older than the longest try, a
  * delivery given up at shutdown or before its run's end was stored. MySQL decides which replica sends
  * each one (NotificationDeliveryRepository.takeOver).
  */
