@@ -21,7 +21,7 @@ interface DeliveryRow extends RowDataPacket {
 
 /**
  * Notifications survive the replica that owed them: a claim left SENDING by a replica that stopped, a
- * delivery given up at shutdown, and an alert-started run's OWED rows its replica never claimed are
+ * delivery given up at shutdown, and a run's OWED rows its replica never claimed (alert-started or chat) are
  * finished by a sweep of another replica, once, with the same Idempotency-Key (docs/notifications.md). The real
  * app (MariaDB, Redis, the stub LLM), one loopback webhook receiver; sweeps are called directly (the
  * timer's interval is an hour here).
