@@ -7,7 +7,15 @@ import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
 import type { BurstSample } from './support/burst-generator';
 import { percentile, reportBench, printColumns } from './support/bench-results';
-import { cpuMs, freePort, machineCpuMs, startNode, stop, waitForHttp } from './support/processes';
+import {
+  boundPort,
+  cpuMs,
+  machineCpuMs,
+  startNode,
+  startStubLlm,
+  stop,
+  waitForHttp,
+} from './support/processes';
 
 /**
  * A thousand users at once: the built service in its own process (with the bench heap probe), the stub
@@ -71,25 +79,22 @@ async function main(): Promise<void> {
     user: process.env.DB_USER ?? 'root',
     password: process.env.DB_PASSWORD ?? '',
   });
-  const stubPort = await freePort();
-  const stub = startNode(
-    'dist/test/support/stub-llm/cli.js',
-    ['--script', scriptFile, '--port', String(stubPort)],
-    {},
-  );
+  const stub = await startStubLlm(scriptFile);
   const rows: Record<string, string | number>[] = [];
   try {
     rows.push(...(await runReference([300, ...SIZES])));
-    rows.push(...(await runScenarios(admin, stubPort, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])));
+    rows.push(
+      ...(await runScenarios(admin, stub.baseUrl, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])),
+    );
     const raised = await runScenarios(
       admin,
-      stubPort,
+      stub.baseUrl,
       RAISED,
       SIZES.map((streams) => ({ name: 'raised (200 + 1000)', streams })),
     );
     rows.push(...raised);
   } finally {
-    await stop(stub);
+    await stop(stub.child);
     await admin.end();
   }
   printTable(rows);
@@ -101,17 +106,10 @@ async function main(): Promise<void> {
  * load and the generator set for the time to the first event.
  */
 async function runReference(sizes: number[]): Promise<Record<string, string | number>[]> {
-  const port = await freePort();
-  const server = startNode(`${__dirname}/support/bare-sse-server.js`, [String(port)], {});
+  const server = startNode(`${__dirname}/support/bare-sse-server.js`, ['0'], {});
   const rows: Record<string, string | number>[] = [];
   try {
-    await new Promise<void>((resolveListening, reject) => {
-      server.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('listening')) resolveListening();
-      });
-      server.once('exit', (code) => reject(new Error(`the reference server exited with ${code}`)));
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const baseUrl = `http://127.0.0.1:${await boundPort(server, 'the reference server')}`;
     await burst(baseUrl, 10);
     for (const streams of sizes) {
       const load = loadavg()[0];
@@ -151,14 +149,12 @@ async function runReference(sizes: number[]): Promise<Record<string, string | nu
 /** One service with `env`; each scenario a burst against it, one after the other. */
 async function runScenarios(
   admin: Awaited<ReturnType<typeof createConnection>>,
-  stubPort: number,
+  llmBaseUrl: string,
   env: Record<string, string>,
   scenarios: Scenario[],
 ): Promise<Record<string, string | number>[]> {
   const dbName = `superbiz_bench_burst_${Date.now().toString(36)}`;
   await admin.query(`CREATE DATABASE \`${dbName}\``);
-  const servicePort = await freePort();
-  const baseUrl = `http://127.0.0.1:${servicePort}`;
   const service = spawn(
     process.execPath,
     [
@@ -171,9 +167,9 @@ async function runScenarios(
     {
       env: {
         ...process.env,
-        PORT: String(servicePort),
+        PORT: '0',
         HOST: '127.0.0.1',
-        LLM_BASE_URL: `http://127.0.0.1:${stubPort}/v1`,
+        LLM_BASE_URL: llmBaseUrl,
         DB_NAME: dbName,
         THROTTLE_LIMIT: '1000000',
         HARNESS_RUN_TIMEOUT_MS: '120000',
@@ -184,6 +180,7 @@ async function runScenarios(
   );
   const results: Record<string, string | number>[] = [];
   try {
+    const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
     await waitForHttp(`${baseUrl}/health`, 60_000);
     await burst(baseUrl, 10); // warm-up
     for (const scenario of scenarios) {

@@ -9,12 +9,13 @@ import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scri
 import { BareLoadConfig, BareLoadResult, bareDiagnosis } from './support/bare-agent';
 import { mean, percentile, reportBench } from './support/bench-results';
 import {
+  boundPort,
   cpuMs,
-  freePort,
   generateLoad,
   peakRssMb,
   scrapeMetric,
   startNode,
+  startStubLlm,
   stop,
   waitForHttp,
 } from './support/processes';
@@ -74,19 +75,13 @@ async function main(): Promise<void> {
     password: process.env.DB_PASSWORD ?? '',
   });
   await admin.query(`CREATE DATABASE IF NOT EXISTS \`${dbName}\``);
-  const [stubPort, servicePort] = [await freePort(), await freePort()];
-  const stubUrl = `http://127.0.0.1:${stubPort}/v1`;
-  const baseUrl = `http://127.0.0.1:${servicePort}`;
-  const stub = startNode(
-    'dist/test/support/stub-llm/cli.js',
-    ['--script', scriptFile, '--port', String(stubPort)],
-    {},
-  );
+  const stub = await startStubLlm(scriptFile);
+  const stubUrl = stub.baseUrl;
   const service = startNode(
     'dist/apps/server/src/main.js',
     [],
     {
-      PORT: String(servicePort),
+      PORT: '0',
       HOST: '127.0.0.1',
       LLM_BASE_URL: stubUrl,
       DB_NAME: dbName,
@@ -99,6 +94,7 @@ async function main(): Promise<void> {
     process.env.BENCH_CPU_PROFILE_DIR,
   );
   try {
+    const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
     await waitForHttp(`${baseUrl}/health`);
     await generateLoad({ baseUrl, apiKey: API_KEY, query: QUERY, streams: 10, count: WARM_UP });
 
@@ -198,7 +194,7 @@ async function main(): Promise<void> {
     if (completed !== samples.length) process.exitCode = 1;
   } finally {
     await stop(service);
-    await stop(stub);
+    await stop(stub.child);
     await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
     await admin.end();
   }

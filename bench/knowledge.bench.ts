@@ -16,7 +16,7 @@ import type { KnowledgeIndexReadiness } from '../libs/tools/src/knowledge/knowle
 import { chunkDocument } from '../libs/tools/src/knowledge/markdown-chunker';
 import type { ToolsConfig } from '../libs/tools/src/config/tools.config';
 import { mean, percentile, reportBench } from './support/bench-results';
-import { cpuMs, freePort, stop } from './support/processes';
+import { boundPort, cpuMs, stop } from './support/processes';
 
 /**
  * The embedded knowledge base at BENCH_KNOWLEDGE_SIZES runbooks (default 1000, 10000, 50000). Runbooks
@@ -243,18 +243,17 @@ function peakRssMb(pid: number): number {
 
 /** Restarts the service on the bench database and times it from the outside. */
 async function restart(database: string, size: number): Promise<Record<string, number | string>> {
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const service = spawn(
     process.execPath,
     ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
     {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_NAME: database },
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_NAME: database },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );
   try {
+    const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service', READY_DEADLINE_MS)}`;
     let portOpenMs: number | null = null;
     let readiness: KnowledgeIndexReadiness | null = null;
     const loadingSeen = { count: 0 };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { McpServerConfig, McpServerConnection } from '@app/tools';
 import { mean, percentile, reportBench } from './support/bench-results';
-import { freePort, startNode, stop } from './support/processes';
+import { boundPort, startNode, stop } from './support/processes';
 
 /**
  * What a misbehaving MCP server costs the service (issue 36): the SDK's own McpServer in its own
@@ -61,11 +61,8 @@ async function main(): Promise<void> {
     timeoutMs: 60_000,
     tools: [],
   });
-  const port = await freePort();
-  const server = startNode(SERVER, ['http', String(port), 'sse'], {});
-  await new Promise<void>((ready) =>
-    server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && ready()),
-  );
+  const server = startNode(SERVER, ['http', '0', 'sse'], {});
+  const port = await boundPort(server, 'the MCP test server');
   let http: Record<string, number>;
   try {
     http = await measure({

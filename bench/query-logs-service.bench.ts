@@ -9,7 +9,15 @@ import { draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
 import type { RecordedRequest } from '../test/support/stub-llm/stub-llm-server';
 import { reportBench, printColumns } from './support/bench-results';
 import { BENCH_LOG_END, BENCH_LOG_QUERY, benchLogFile, median, referenceScanner } from './support/bench-logs';
-import { cpuMs, freePort, scrapeMetric, startNode, stop, waitForHttp } from './support/processes';
+import {
+  boundPort,
+  cpuMs,
+  scrapeMetric,
+  startNode,
+  startStubLlm,
+  stop,
+  waitForHttp,
+} from './support/processes';
 
 /**
  * query_logs measured from outside (issue #41): the built service in its own process with LOG_BACKEND=jsonl
@@ -82,13 +90,8 @@ async function main(): Promise<void> {
   });
   const dbName = `superbiz_bench_logs_${Date.now().toString(36)}`;
   await admin.query(`CREATE DATABASE \`${dbName}\``);
-  const stubPort = await freePort();
-  const stub = startNode(
-    'dist/test/support/stub-llm/cli.js',
-    ['--script', scriptFile, '--port', String(stubPort)],
-    {},
-  );
-  const stubUrl = `http://127.0.0.1:${stubPort}`;
+  const stub = await startStubLlm(scriptFile);
+  const stubUrl = stub.url;
   const ref = referenceScanner();
   const figures: Record<string, number | string> = {
     measured: 'from outside: the built service in its own process, diagnoses through POST /api/chat',
@@ -115,10 +118,8 @@ async function main(): Promise<void> {
         refS[concurrent] = median(runs);
         figures[`${label}_${ref.name}_x${concurrent}_s`] = refS[concurrent];
       }
-      const servicePort = await freePort();
-      const baseUrl = `http://127.0.0.1:${servicePort}`;
       const service = startNode('dist/apps/server/src/main.js', [], {
-        PORT: String(servicePort),
+        PORT: '0',
         HOST: '127.0.0.1',
         LLM_BASE_URL: `${stubUrl}/v1`,
         DB_NAME: dbName,
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
         LOGS_JSONL_NOW: new Date(BENCH_LOG_END).toISOString(),
       });
       try {
+        const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
         await untilUp(service, `${baseUrl}/health`);
         await diagnose(baseUrl, 60); // warm-up: the service's first run, and the file's time index
         for (const minutes of WINDOWS_MIN) {
@@ -189,7 +191,7 @@ async function main(): Promise<void> {
     reportBench('query_logs_service', figures);
     printTable(rows, ref.name);
   } finally {
-    await stop(stub);
+    await stop(stub.child);
     await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
     await admin.end();
   }

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
-import { freePort, HaproxyFrontend, Replica } from '../test/support/replicas';
+import { HaproxyFrontend, Replica } from '../test/support/replicas';
 import { postChat } from '../test/support/sse-client';
 import { percentile, reportBench } from './support/bench-results';
-import { cpuMs, machineCpuMs } from './support/processes';
+import { cpuMs, machineCpuMs, startStubLlm } from './support/processes';
 
 /**
  * Throughput of one replica and of two behind HAProxy, as a deployment runs them: the stub LLM, each
@@ -36,19 +35,8 @@ async function startStub(dir: string): Promise<{ url: string; stop: () => void }
       },
     }),
   );
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['dist/test/support/stub-llm/cli.js', '--script', script, '--port', String(port)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.once('data', () => resolve());
-    child.once('exit', () => reject(new Error('stub LLM exited')));
-  });
-  return { url: `http://127.0.0.1:${port}/v1`, stop: () => child.kill('SIGTERM') };
+  const stub = await startStubLlm(script);
+  return { url: stub.baseUrl, stop: () => stub.child.kill('SIGTERM') };
 }
 
 async function load(

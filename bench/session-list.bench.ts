@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { percentile, reportBench } from './support/bench-results';
-import { freePort, startNode, stop, waitForHttp } from './support/processes';
+import { boundPort, startNode, startStubLlm, stop, waitForHttp } from './support/processes';
 
 /**
  * The session list against the number of sessions one key has: the built service in its own process,
@@ -31,24 +31,19 @@ async function main(): Promise<void> {
     timezone: 'Z',
   });
   await admin.query(`CREATE DATABASE IF NOT EXISTS \`${dbName}\``);
-  const [stubPort, servicePort] = [await freePort(), await freePort()];
-  const baseUrl = `http://127.0.0.1:${servicePort}`;
   // No diagnosis runs here; the stub LLM is there for the service's readiness check.
   const scriptFile = join(mkdtempSync(join(tmpdir(), 'bench-stub-')), 'script.json');
   writeFileSync(scriptFile, JSON.stringify({ roles: {} }));
-  const stub = startNode(
-    'dist/test/support/stub-llm/cli.js',
-    ['--script', scriptFile, '--port', String(stubPort)],
-    {},
-  );
+  const stub = await startStubLlm(scriptFile);
   const service = startNode('dist/apps/server/src/main.js', [], {
-    PORT: String(servicePort),
+    PORT: '0',
     HOST: '127.0.0.1',
-    LLM_BASE_URL: `http://127.0.0.1:${stubPort}/v1`,
+    LLM_BASE_URL: stub.baseUrl,
     DB_NAME: dbName,
     THROTTLE_LIMIT: '1000000',
   });
   try {
+    const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
     await waitForHttp(`${baseUrl}/health`);
     const owner = createHash('sha256').update(API_KEY).digest('hex');
     await insertSessions(admin, dbName, owner, 0, SMALL);
@@ -83,7 +78,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await stop(service);
-    await stop(stub);
+    await stop(stub.child);
     await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
     await admin.end();
   }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
 import { reportBench } from './support/bench-results';
-import { freePort, generateLoad, startNode, stop, waitForHttp } from './support/processes';
+import { boundPort, generateLoad, startStubLlm, stop, waitForHttp } from './support/processes';
 
 /**
  * Memory under sustained load (`npm run bench -- soak`): the built service in its own process, started
@@ -55,22 +55,16 @@ async function main(): Promise<void> {
     password: process.env.DB_PASSWORD ?? '',
   });
   await admin.query(`CREATE DATABASE IF NOT EXISTS \`${dbName}\``);
-  const [stubPort, servicePort] = [await freePort(), await freePort()];
-  const baseUrl = `http://127.0.0.1:${servicePort}`;
-  const stub = startNode(
-    'dist/test/support/stub-llm/cli.js',
-    ['--script', scriptFile, '--port', String(stubPort)],
-    {},
-  );
+  const stub = await startStubLlm(scriptFile);
   const service = spawn(
     process.execPath,
     ['--expose-gc', '-r', resolve(__dirname, 'support/heap-probe.js'), 'dist/apps/server/src/main.js'],
     {
       env: {
         ...process.env,
-        PORT: String(servicePort),
+        PORT: '0',
         HOST: '127.0.0.1',
-        LLM_BASE_URL: `http://127.0.0.1:${stubPort}/v1`,
+        LLM_BASE_URL: stub.baseUrl,
         DB_NAME: dbName,
         CHAT_MAX_IN_FLIGHT: String(STREAMS),
         CHAT_MAX_QUEUE: '0',
@@ -80,6 +74,7 @@ async function main(): Promise<void> {
     },
   );
   try {
+    const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
     await waitForHttp(`${baseUrl}/health`);
     const load = (durationS?: number, count?: number) =>
       generateLoad({ baseUrl, apiKey: API_KEY, query: QUERY, streams: STREAMS, durationS, count });
@@ -120,7 +115,7 @@ async function main(): Promise<void> {
     if (notSuccess.length > 0) process.exitCode = 1;
   } finally {
     await stop(service);
-    await stop(stub);
+    await stop(stub.child);
     await admin.query(`DROP DATABASE IF EXISTS \`${dbName}\``).catch(() => undefined);
     await admin.end();
   }

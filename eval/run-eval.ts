@@ -6,6 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import { stringify } from 'yaml';
+import { boundPort } from '../test/support/bound-port';
 import { AdminConnection, createBusinessDatabase, dropBusinessDatabase } from '../test/support/business-db';
 import { parseSse } from '../test/support/sse-client';
 import { StubLlmServer } from '../test/support/stub-llm/stub-llm-server';
@@ -96,36 +97,6 @@ function options(argv: string[]): Options {
     },
     bootTimeoutMs: Number(env.EVAL_BOOT_TIMEOUT_MS ?? 90_000),
   };
-}
-
-/**
- * The URL the service bound, from its own start-up line: it listens on a port the system chose (PORT=0),
- * so no other process can hold that port, as one could between picking a free port and the service
- * binding it (another scenario's service would then answer this scenario's requests).
- */
-function boundUrl(child: ChildProcess, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const done = (settle: () => void) => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      settle();
-    };
-    const onData = (chunk: Buffer) => {
-      seen = (seen + chunk.toString('utf8')).slice(-4096);
-      const url = /Listening on (http:\/\/[^\s"]+)/u.exec(seen)?.[1];
-      if (url) done(() => resolve(url));
-    };
-    const onExit = (code: number | null) =>
-      done(() => reject(new Error(`the service exited with code ${code} during start-up`)));
-    const timer = setTimeout(
-      () => done(() => reject(new Error(`the service did not start listening within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-  });
 }
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -389,8 +360,7 @@ async function runScenario(
         ...serviceEnv(model !== null),
         PORT: '0',
         HOST: '127.0.0.1',
-        // info: the start-up line names the bound URL (boundUrl).
-        LOG_LEVEL: 'info',
+        LOG_LEVEL: 'warn',
         DEMO_MODE: 'false',
         DB_HOST: opts.admin.host,
         DB_PORT: String(opts.admin.port),
@@ -417,7 +387,9 @@ async function runScenario(
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
-    const baseUrl = await boundUrl(child, opts.bootTimeoutMs);
+    // PORT=0: a port picked free beforehand could be taken by another process (another scenario's
+    // finished service) before this one binds it, and that process would answer in its place.
+    const baseUrl = `http://127.0.0.1:${await boundPort(child, 'the service', opts.bootTimeoutMs)}`;
     await waitForHealth(baseUrl, child, opts.bootTimeoutMs);
     for (const runbook of scenario.runbooks) await uploadRunbook(baseUrl, runbook);
 

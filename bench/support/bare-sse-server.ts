@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
  * the service writes first), then `done` HOLD_MS later. What the burst generator measures against it
  * is what this machine, its kernel and the generator cost before any service code runs.
  *
- *   node bare-sse-server.js <port>    (prints `listening` once it accepts)
+ *   node bare-sse-server.js <port>    (0: a port the system chooses, which the bench reads off the process)
  */
 const HOLD_MS = 2000;
 let served = 0;
@@ -26,4 +26,4 @@ const server = createServer((request, response) => {
   });
 });
 // The service's backlog for the raised limits (2 × (200 + 1000)), so the kernel treats both alike.
-server.listen(Number(process.argv[2]), '127.0.0.1', 2400, () => process.stdout.write('listening\n'));
+server.listen(Number(process.argv[2]), '127.0.0.1', 2400);

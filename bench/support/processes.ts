@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { DiagnosisSample, LoadConfig } from './load-generator';
-export { freePort } from '../../test/support/free-port';
+import { boundPort } from '../../test/support/bound-port';
+export { boundPort } from '../../test/support/bound-port';
 
 /**
  * Starts a node script as its own process; its stderr is kept for the error message if it dies. With
@@ -37,6 +38,18 @@ export function startNode(
       process.stderr.write(`${script} exited with ${code ?? signal}: ${stderr}\n`);
   });
   return child;
+}
+
+/**
+ * The stub LLM (its CLI) serving `scriptFile` on a port the system chose (boundPort): its root URL, and
+ * `baseUrl`, what LLM_BASE_URL takes.
+ */
+export async function startStubLlm(
+  scriptFile: string,
+): Promise<{ child: ChildProcess; url: string; baseUrl: string }> {
+  const child = startNode('dist/test/support/stub-llm/cli.js', ['--script', scriptFile, '--port', '0'], {});
+  const url = `http://127.0.0.1:${await boundPort(child, 'the stub LLM')}`;
+  return { child, url, baseUrl: `${url}/v1` };
 }
 
 export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {

@@ -6,7 +6,7 @@ import { INestApplication } from '@nestjs/common';
 import { InvocationStore } from '@app/harness';
 import { startApp } from '../support/app-under-test';
 import { draftJson, SUPPORTED } from '../support/diagnosis-scripts';
-import { freePort } from '../support/free-port';
+import { boundPort } from '../support/bound-port';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { scaled } from '../support/test-timeouts';
@@ -31,13 +31,8 @@ describe('misbehaving MCP servers in a diagnosis', () => {
   let http: ChildProcess;
 
   beforeAll(async () => {
-    const port = await freePort();
-    http = spawn(process.execPath, [SERVER, 'http', String(port), 'sse'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((ready) =>
-      http.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && ready()),
-    );
+    http = spawn(process.execPath, [SERVER, 'http', '0', 'sse'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const port = await boundPort(http, 'the MCP test server');
     directory = mkdtempSync(join(tmpdir(), 'mcp-faults-'));
     const config = join(directory, 'mcp-tools.yaml');
     const tools = '[echo, hang, huge, bad_json, wrong_shape, not_jsonrpc]';

@@ -3,6 +3,7 @@ import { createServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { McpServerConfig, McpServerConnection } from '@app/tools';
+import { boundPort } from '../support/bound-port';
 import { freePort } from '../support/free-port';
 import { scaled, testTimeoutMs } from '../support/test-timeouts';
 
@@ -17,17 +18,10 @@ const limits = {
 
 /** The misbehaving server over streamable HTTP, as its own process; resolves once it listens. */
 async function startHttpServer(responseMode: 'sse' | 'json'): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [SERVER, 'http', String(port), responseMode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, [SERVER, 'http', '0', responseMode], {
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await new Promise<void>((ready, fail) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening')) ready();
-    });
-    child.once('exit', () => fail(new Error('the MCP test server exited')));
-  });
-  return { child, url: `http://127.0.0.1:${port}/mcp` };
+  return { child, url: `http://127.0.0.1:${await boundPort(child, 'the MCP test server')}/mcp` };
 }
 
 const stdioConfig = (timeoutMs: number): McpServerConfig => ({

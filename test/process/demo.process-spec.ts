@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunTrace } from '@app/contracts';
 import { postChat } from '../support/sse-client';
+import { assertHoldsPort } from '../support/bound-port';
 import { freePort } from '../support/free-port';
 import { scaled } from '../support/test-timeouts';
 
@@ -121,6 +122,14 @@ describe('npm run demo', () => {
       150_000,
     );
     await waitFor(async () => output.includes('demo: web UI on'), 'the demo to print its URL', 15_000);
+    // The ports were picked free beforehand; had another process taken one first, it would have answered
+    // in the demo's place. The demo's own processes hold all three.
+    for (const [what, held] of [
+      ['the service', port],
+      ['the stub LLM', stubPort],
+      ['Prometheus', prometheusPort],
+    ] as const)
+      assertHoldsPort(demo.pid!, held, `the demo's ${what}`);
   });
 
   afterAll(async () => {

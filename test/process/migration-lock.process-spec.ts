@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { MIGRATIONS } from '../../migrations';
 import { TEST_MYSQL } from '../support/test-env';
-import { freePort } from '../support/free-port';
+import { boundPort } from '../support/bound-port';
 import { scaled } from '../support/test-timeouts';
 
 // The longest test or hook here needs up to 120 s on an idle machine; the suite's
@@ -91,9 +91,9 @@ describe('migrations under the named lock', () => {
     const database = freshDatabaseName();
     databases.push(database);
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    const servers: { child: ChildProcess; baseUrl: string; stderr: string }[] = [];
+    const servers: { child: ChildProcess; stderr: string }[] = [];
     try {
-      for (const port of [await freePort(), await freePort()]) {
+      for (let started = 0; started < 2; started++) {
         const child = spawn(process.execPath, ['dist/apps/server/src/main.js'], {
           // The suite migrates its own database once and boots apps with DB_MIGRATIONS_RUN=false.
           env: {
@@ -101,15 +101,20 @@ describe('migrations under the named lock', () => {
             DB_NAME: database,
             DB_MIGRATIONS_RUN: 'true',
             HOST: '127.0.0.1',
-            PORT: String(port),
+            PORT: '0',
           },
         });
-        const server = { child, baseUrl: `http://127.0.0.1:${port}`, stderr: '' };
+        const server = { child, stderr: '' };
         child.stderr?.on('data', (chunk: Buffer) => (server.stderr += chunk.toString()));
         servers.push(server);
       }
       const statuses = await Promise.all(
-        servers.map((server) => waitForHealth(server.baseUrl, server.child, () => server.stderr)),
+        servers.map(async (server) => {
+          const port = await boundPort(server.child, 'the server').catch((error: Error) => {
+            throw new Error(`${error.message}: ${server.stderr}`);
+          });
+          return waitForHealth(`http://127.0.0.1:${port}`, server.child, () => server.stderr);
+        }),
       );
       expect(statuses).toEqual([200, 200]);
       expect(await appliedMigrations(database)).toEqual(MIGRATIONS.map((migration) => migration.name));

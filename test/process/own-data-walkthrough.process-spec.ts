@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, createConnection } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../support/diagnosis-scripts';
-import { freePort } from '../support/free-port';
+import { boundPort } from '../support/bound-port';
 import { postChat } from '../support/sse-client';
 import { StubLlmServer } from '../support/stub-llm/stub-llm-server';
 import { TEST_MYSQL, TEST_REDIS } from '../support/test-env';
@@ -189,7 +189,6 @@ describe('docs/getting-started-own-data.md, step by step as a user runs it', () 
 
     // Step 6: the settings, then what a user replaces with their own: provider, servers, paths, port.
     const settings = runBlock(readmeBlock('settings'), shell);
-    const port = await freePort();
     const replaced = {
       LLM_BASE_URL: await stub.start(),
       DB_HOST: TEST_MYSQL.host,
@@ -204,7 +203,8 @@ describe('docs/getting-started-own-data.md, step by step as a user runs it', () 
       SHOP_MYSQL_USERNAME: names.reader,
       LOGS_JSONL_DIR: logsDir,
       RUNBOOK_DIR: runbookDir,
-      PORT: String(port),
+      // A port the system chooses: one picked free beforehand could be taken before the service binds it.
+      PORT: '0',
     };
     for (const key of Object.keys(replaced)) expect({ ...settings, ...loaded }).toHaveProperty(key);
     expect(settings.DB_NAME).toBe('superbiz_own');
@@ -261,7 +261,10 @@ describe('docs/getting-started-own-data.md, step by step as a user runs it', () 
     });
     const output = { text: '' };
     const baseUrl = await listeningUrl(service, output);
-    expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
+    // The start-up line names the port the service really holds (npm start runs it as a grandchild);
+    // the page's next steps address the service as $HOST:$PORT, as a user who chose the port does.
+    env.PORT = String(await boundPort(service, 'npm start'));
+    expect(baseUrl).toBe(`http://127.0.0.1:${env.PORT}`);
 
     // Step 8: the runbooks.
     const uploaded = execFileSync('bash', ['-c', `set -euo pipefail\n${readmeBlock('upload')}`], {

@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertHoldsPort } from './bound-port';
 import { freePort } from './free-port';
 
 /** Debian's Alertmanager binary (package prometheus-alertmanager). */
@@ -86,6 +87,7 @@ export class AlertmanagerServer {
       });
       this.url = `http://127.0.0.1:${port}`;
       await this.waitReady();
+      assertHoldsPort(child.pid!, port, 'alertmanager');
     } catch (error) {
       await this.stop();
       throw error;

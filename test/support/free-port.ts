@@ -1,6 +1,10 @@
 import { createServer } from 'node:net';
 
-/** A free loopback port, for a process or container that must be told its port up front. */
+/**
+ * A loopback port free a moment ago, for a third-party server or container that must be told its port up
+ * front (check it took it: assertHoldsPort), or as an address nothing listens on. Another process can
+ * take it before it is used: a process of ours listens on port 0 instead (boundPort).
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

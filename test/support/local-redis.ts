@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
+import { assertHoldsPort } from './bound-port';
 import { freePort } from './free-port';
 
 /**
@@ -18,6 +19,7 @@ export class LocalRedis {
       { stdio: 'ignore' },
     );
     await this.waitUntil(true);
+    assertHoldsPort(this.child.pid!, this.port, 'the local Redis');
     return this.port;
   }
 

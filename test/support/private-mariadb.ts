@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { assertHoldsPort } from './bound-port';
 import { freePort } from './free-port';
 import { scaled } from './test-timeouts';
 
@@ -67,6 +68,7 @@ export async function startPrivateMariadb(options: string[]): Promise<PrivateMar
         connectTimeout: 500,
       });
       await connection.end();
+      assertHoldsPort(server.pid!, port, 'the private MariaDB');
       return { host: '127.0.0.1', port, stop };
     } catch {
       if (server.exitCode !== null) break;

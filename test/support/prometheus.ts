@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { assertHoldsPort } from './bound-port';
 import { freePort } from './free-port';
 import { scaled } from './test-timeouts';
 
@@ -140,6 +141,7 @@ export class PrometheusServer {
     });
     this.url = `http://127.0.0.1:${port}`;
     await this.waitReady();
+    assertHoldsPort(child.pid!, port, 'prometheus');
   }
 
   private async waitReady(): Promise<void> {

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { assertHoldsPort } from './bound-port';
 
 const run = promisify(execFile);
 
@@ -64,7 +65,12 @@ export class LocalRedisCluster {
         'yes',
       ]);
     }
-    for (const port of this.ports) await this.waitFor(port, 'PING', 'PONG');
+    for (const port of this.ports) {
+      await this.waitFor(port, 'PING', 'PONG');
+      // Daemonized: the node is found by its pid file, not as a child of this process.
+      const pid = Number((await readFile(join(this.dir, `redis-${port}.pid`), 'utf8')).trim());
+      assertHoldsPort(pid, port, `the Redis Cluster node on ${port}`);
+    }
     await run('redis-cli', [
       '--cluster',
       'create',

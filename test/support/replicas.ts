@@ -2,9 +2,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertHoldsPort, boundPort } from './bound-port';
 import { freePort } from './free-port';
 import { scaled } from './test-timeouts';
-export { freePort } from './free-port';
 
 // Tests and benches run from the repository root (npm scripts), whether from sources or from dist/.
 const ROOT = process.cwd();
@@ -39,15 +39,17 @@ export class Replica {
   }
 
   async start(): Promise<string> {
-    this.port = await freePort();
     const child = spawn(process.execPath, [join(ROOT, 'dist/apps/server/src/main.js')], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
+      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     this.child = child;
     child.stderr?.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
+    });
+    this.port = await boundPort(child, 'the replica', scaled(30_000)).catch((error: Error) => {
+      throw new Error(`${error.message}: ${this.stderr}`);
     });
     await waitUntil(async () => {
       if (child.exitCode !== null) throw new Error(`replica exited: ${this.stderr}`);
@@ -104,6 +106,7 @@ export class HaproxyFrontend {
       if (child.exitCode !== null) throw new Error(`haproxy exited: ${this.stderr}`);
       return (await fetch(`${this.baseUrl}/health`)).status === 200;
     }, 'haproxy');
+    assertHoldsPort(child.pid!, this.port, 'haproxy');
     return this.baseUrl;
   }
 
