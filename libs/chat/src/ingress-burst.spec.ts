@@ -41,12 +41,37 @@ function tracked(promise: Promise<void>) {
   return state;
 }
 
-describe('IngressBurst: admitted runs wait while a burst of connections is still being accepted', () => {
-  it('lets a run go on at once when fewer than a burst of connections came', async () => {
+describe('IngressBurst: admitted runs wait while connections are still being accepted', () => {
+  it('lets a run go on at once when no connection came since a turn that accepted none', async () => {
     const loop = eventLoop();
     loop.accept(BURST_CONNECTIONS - 1);
+    await loop.turn(0);
+    await loop.turn(0);
     const run = tracked(loop.burst.settled());
     await Promise.resolve();
+    expect(run.settled).toBe(true);
+  });
+
+  it('outside a burst, holds a run only until a turn accepts none, without the quiet time', async () => {
+    const loop = eventLoop();
+    loop.accept(1);
+    const run = tracked(loop.burst.settled());
+    await loop.turn(0);
+    await loop.turn(1);
+    expect(run.settled).toBe(false);
+    await loop.turn(0);
+    expect(run.settled).toBe(true);
+  });
+
+  it('holds a run while every turn accepts a connection, though they come slower than a burst', async () => {
+    // A slow service: turns of 150 ms accept under 16 connections a second, and the queue still holds more.
+    const loop = eventLoop();
+    loop.accept(1);
+    const run = tracked(loop.burst.settled());
+    for (let i = 0; i < 20; i += 1) await loop.turn(1, 150);
+    expect(loop.burst.recentBurst).toBe(false);
+    expect(run.settled).toBe(false);
+    await loop.turn(0, 1);
     expect(run.settled).toBe(true);
   });
 
@@ -54,6 +79,7 @@ describe('IngressBurst: admitted runs wait while a burst of connections is still
     const loop = eventLoop();
     loop.accept(BURST_CONNECTIONS);
     await loop.turn(0, BURST_SPAN_MS);
+    await loop.turn(0);
     const run = tracked(loop.burst.settled());
     await Promise.resolve();
     expect(run.settled).toBe(true);
