@@ -119,6 +119,17 @@ describe('IngressBurst: admitted runs wait while connections are still being acc
     expect([first.settled, second.settled]).toEqual([true, true]);
   });
 
+  it('lets held runs go in the order they came', async () => {
+    const loop = eventLoop();
+    loop.accept(BURST_CONNECTIONS);
+    const order: number[] = [];
+    for (const run of [1, 2, 3]) void loop.burst.settled().then(() => order.push(run));
+    await loop.turn(0, QUIET_MS);
+    await loop.turn(0, 1);
+    await loop.turn(0, 1);
+    expect(order).toEqual([1, 2, 3]);
+  });
+
   it('holds a run at most MAX_HOLD_MS while connections never stop', async () => {
     const loop = eventLoop();
     loop.accept(BURST_CONNECTIONS);

@@ -88,9 +88,10 @@ export class IngressBurst {
       while (expired < this.waiters.length && this.waiters[expired].until <= now) expired += 1;
       const released = this.waiters.splice(0, expired);
       if (quietTurn) {
-        for (let index = this.waiters.length - 1; index >= 0; index -= 1) {
-          if (sinceLast >= this.waiters[index].quietMs) released.push(...this.waiters.splice(index, 1));
-        }
+        // The accept queue is empty: every run goes whose quiet time has passed, in the order they came.
+        const staying: typeof this.waiters = [];
+        for (const waiter of this.waiters) (sinceLast >= waiter.quietMs ? released : staying).push(waiter);
+        this.waiters.splice(0, this.waiters.length, ...staying);
       }
       for (const waiter of released) waiter.resolve();
       if (this.waiters.length === 0 && !this.backlog) {
