@@ -3,11 +3,12 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import { Logger, PARAMS_PROVIDER_TOKEN, Params } from 'nestjs-pino';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '@app/auth';
 import { IngressBurst } from '@app/chat';
 import { AppModule } from './app.module';
 import { appConfig } from './config/app.config';
+import { requestLogMiddleware } from './config/logger.options';
 import { validateConfiguration } from './config/configuration';
 import { ConnectionDrain } from './http/connection-drain';
 import { addGlobalAnswers } from './http/openapi-global-answers';
@@ -26,6 +27,8 @@ export async function createApp(): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.use(app.get(ConnectionDrain).middleware);
+  const requestLog = requestLogMiddleware(config, app.get<Params>(PARAMS_PROVIDER_TOKEN));
+  if (requestLog) app.use(requestLog);
   // Chat runs hold their slow work while a burst of connections is still being accepted (IngressBurst).
   const ingress = app.get(IngressBurst);
   (app.getHttpServer() as Server).on('connection', () => ingress.connectionAccepted());

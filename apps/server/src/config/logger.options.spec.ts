@@ -1,4 +1,6 @@
-import { buildLoggerOptions, loggedUrl } from './logger.options';
+import { createServer } from 'node:http';
+import { pino } from 'pino';
+import { buildLoggerOptions, loggedUrl, requestLogMiddleware } from './logger.options';
 import type { AppConfig } from './app.config';
 
 describe('request log', () => {
@@ -14,20 +16,45 @@ describe('request log', () => {
     expect(loggedUrl(url)).toBe(logged);
   });
 
-  it('serializes a request without its query string or body', () => {
-    const options = buildLoggerOptions({ logLevel: 'info' } as AppConfig);
-    const pinoHttp = options.pinoHttp as { serializers: { req: (req: unknown) => unknown } };
-    const serialized = pinoHttp.serializers.req({
-      id: 7,
-      method: 'GET',
-      url: '/api/documents/status/INDEXED?apiKey=secret-key-123',
-      body: { query: 'secret question' },
-    });
-    expect(serialized).toEqual({ id: 7, method: 'GET', url: '/api/documents/status/INDEXED?[REDACTED]' });
+  it('logs each request with its path only, never its query string or body, through the one logger', async () => {
+    const lines: string[] = [];
+    const config = { logLevel: 'info' } as AppConfig;
+    const options = buildLoggerOptions(config);
+    const root = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const middleware = requestLogMiddleware(config, { ...options, pinoHttp: { logger: root } })!;
+    const server = createServer((req, res) => middleware(req as never, res as never, () => res.end('ok')));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      await fetch(`http://127.0.0.1:${port}/api/documents/status/INDEXED?apiKey=secret-key-123`, {
+        method: 'POST',
+        body: JSON.stringify({ query: 'secret question' }),
+      }).then((response) => response.text());
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(lines).toHaveLength(1);
+    const logged = JSON.parse(lines[0]) as { req: unknown; res: { statusCode: number }; msg: string };
+    expect(logged.req).toEqual({ id: 1, method: 'POST', url: '/api/documents/status/INDEXED?[REDACTED]' });
+    expect(logged.res.statusCode).toBe(200);
+    expect(lines[0]).not.toContain('secret');
   });
 
-  it('mounts the request logger on every route unless the level is silent', () => {
-    expect(buildLoggerOptions({ logLevel: 'info' } as AppConfig).forRoutes).toBeUndefined();
-    expect(buildLoggerOptions({ logLevel: 'silent' } as AppConfig).forRoutes).toEqual([]);
-  });
+  it.each([
+    ['trace', true],
+    ['debug', true],
+    ['info', true],
+    ['warn', false],
+    ['error', false],
+    ['fatal', false],
+    ['silent', false],
+  ])(
+    'at level %s, mounts a request log: %s (its lines are info); never nestjs-pino middleware',
+    (level, mounted) => {
+      const config = { logLevel: level } as AppConfig;
+      const options = buildLoggerOptions(config);
+      expect(options.forRoutes).toEqual([]);
+      expect(requestLogMiddleware(config, options) !== null).toBe(mounted);
+    },
+  );
 });

@@ -1,4 +1,7 @@
+import type { RequestHandler } from 'express';
 import { Params } from 'nestjs-pino';
+import { pino, type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
 import { AppConfig } from './app.config';
 
 /** Paths whose values never reach the log, whatever a caller puts there. */
@@ -24,23 +27,43 @@ export function loggedUrl(url: string): string {
   return query < 0 ? path : `${path}?[REDACTED]`;
 }
 
+/** The levels that write pino-http's lines (it logs every request, failed ones too, at `info`). */
+const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
+
+/**
+ * nestjs-pino's options: Nest's log lines through the service's one pino logger, and no request
+ * middleware of nestjs-pino's own. That middleware runs every request inside an AsyncLocalStorage (to give
+ * Nest's log lines the request's bindings), which on Node 20 hooks every promise the process creates, a
+ * run's model and tool calls included (~1 % of the service's CPU in a profile of 1,000 diagnoses). The
+ * request log comes from `requestLogMiddleware` instead; run log lines name their run.
+ */
 export function buildLoggerOptions(config: AppConfig): Params {
   return {
-    // Silent: no request logger is mounted at all (no per-request child logger, id or listeners);
-    // loggers then write through the root logger, which discards everything.
-    ...(config.logLevel === 'silent' ? { forRoutes: [] } : {}),
+    forRoutes: [],
     pinoHttp: {
-      level: config.logLevel,
-      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
-      // Request bodies (queries, uploads) and query strings are never logged; only method, path and status.
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: loggedUrl(req.url),
-        }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/health' },
+      logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }),
     },
   };
+}
+
+/**
+ * The request log (method, path without its query, status, time) through the logger of `params`, one
+ * `info` line per request; none when the level drops `info` lines (warn and above, silent), so no
+ * request pays for lines nobody reads.
+ */
+export function requestLogMiddleware(config: AppConfig, params: Params): RequestHandler | null {
+  if (!REQUEST_LOG_LEVELS.has(config.logLevel)) return null;
+  const { logger } = params.pinoHttp as { logger: Logger };
+  return pinoHttp({
+    logger,
+    // Request bodies (queries, uploads) and query strings are never logged; only method, path and status.
+    serializers: {
+      req: (req: { id: unknown; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: loggedUrl(req.url),
+      }),
+    },
+    autoLogging: { ignore: (req) => req.url === '/health' },
+  });
 }
