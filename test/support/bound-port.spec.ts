@@ -33,6 +33,32 @@ describe('bound-port', () => {
     }
   });
 
+  it('reads one port from a dual-stack listener (IPv6 any address, also taking IPv4)', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', `require('node:net').createServer().listen(0, '::'); setInterval(() => {}, 1000);`],
+      { detached: true, stdio: 'ignore' },
+    );
+    children.push(child);
+    const port = await boundPort(child, 'the listener', 10_000);
+    expect(listeningPorts(child.pid!)).toEqual([port]);
+  });
+
+  it('refuses a process that listens on two ports: which one is the service is not known', async () => {
+    const script = `const net = require('node:net'); net.createServer().listen(0, '127.0.0.1', () => net.createServer().listen(0, '127.0.0.1')); setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['-e', script], { detached: true, stdio: 'ignore' });
+    children.push(child);
+    await expect(
+      (async () => {
+        // The second listen follows the first: ask until both are there, or the one port is read first.
+        for (;;) {
+          await boundPort(child, 'the listener', 10_000);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })(),
+    ).rejects.toThrow(/^the listener listens on 2 ports \(\d+, \d+\)$/u);
+  });
+
   it("does not count another process's port as the child's", async () => {
     const other = createServer();
     servers.push(other);

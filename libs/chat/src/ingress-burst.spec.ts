@@ -8,13 +8,16 @@ function eventLoop() {
   let now = 0;
   let immediates: (() => void)[] = [];
   let timers: { at: number; callback: () => void }[] = [];
+  const warnings: string[] = [];
   const burst = new IngressBurst(
     () => now,
     (callback) => immediates.push(callback),
     (ms, callback) => timers.push({ at: now + ms, callback }),
+    (message) => warnings.push(message),
   );
   return {
     burst,
+    warnings,
     get now() {
       return now;
     },
@@ -117,6 +120,7 @@ describe('IngressBurst: admitted runs wait while connections are still being acc
     await loop.turn(0, 10);
     await loop.turn(0, 1);
     expect([first.settled, second.settled]).toEqual([true, true]);
+    expect(loop.warnings).toEqual([]);
   });
 
   it('lets held runs go in the order they came', async () => {
@@ -140,5 +144,9 @@ describe('IngressBurst: admitted runs wait while connections are still being acc
     await loop.turn(1, 50);
     expect(first.settled).toBe(true);
     expect(later.settled).toBe(false);
+    // Named once, not once a turn: the flood goes on, the operator hears it.
+    expect(loop.warnings).toEqual([
+      `1 chat run(s) started after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
+    ]);
   });
 });

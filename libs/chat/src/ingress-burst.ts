@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+
 /** A burst: at least BURST_CONNECTIONS new connections accepted within BURST_SPAN_MS. */
 export const BURST_CONNECTIONS = 16;
 export const BURST_SPAN_MS = 1000;
@@ -40,12 +42,16 @@ export class IngressBurst {
   private backlog = false;
   private readonly waiters: { resolve: () => void; until: number; quietMs: number }[] = [];
   private judging = false;
+  /** When the last held runs were let go by MAX_HOLD_MS rather than by a quiet turn (logged once a hold). */
+  private lastExpiryWarning = -Infinity;
 
   constructor(
     private readonly now: () => number = () => performance.now(),
     private readonly nextTurn: (callback: () => void) => void = (callback) => setImmediate(callback),
     private readonly after: (ms: number, callback: () => void) => void = (ms, callback) =>
       setTimeout(callback, ms),
+    private readonly warn: (message: string) => void = (message) =>
+      new Logger(IngressBurst.name).warn(message),
   ) {}
 
   connectionAccepted(): void {
@@ -87,6 +93,12 @@ export class IngressBurst {
       let expired = 0;
       while (expired < this.waiters.length && this.waiters[expired].until <= now) expired += 1;
       const released = this.waiters.splice(0, expired);
+      if (expired > 0 && now - this.lastExpiryWarning >= MAX_HOLD_MS) {
+        this.lastExpiryWarning = now;
+        this.warn(
+          `${expired} chat run(s) started after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
+        );
+      }
       if (quietTurn) {
         // The accept queue is empty: every run goes whose quiet time has passed, in the order they came.
         const staying: typeof this.waiters = [];

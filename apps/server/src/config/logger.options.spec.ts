@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
-import { pino } from 'pino';
-import { buildLoggerOptions, loggedUrl, requestLogMiddleware } from './logger.options';
+import { buildLoggerOptions, loggedUrl, requestLogMiddleware, serviceLogger } from './logger.options';
 import type { AppConfig } from './app.config';
 
 describe('request log', () => {
@@ -20,9 +19,14 @@ describe('request log', () => {
     const lines: string[] = [];
     const config = { logLevel: 'info' } as AppConfig;
     const options = buildLoggerOptions(config);
-    const root = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const root = serviceLogger('info', { write: (line: string) => lines.push(line) });
     const middleware = requestLogMiddleware(config, { ...options, pinoHttp: { logger: root } })!;
-    const server = createServer((req, res) => middleware(req as never, res as never, () => res.end('ok')));
+    const server = createServer((req, res) =>
+      middleware(req as never, res as never, () => {
+        res.setHeader('set-cookie', 'session=secret-cookie');
+        res.end('ok');
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as { port: number };
@@ -37,6 +41,7 @@ describe('request log', () => {
     const logged = JSON.parse(lines[0]) as { req: unknown; res: { statusCode: number }; msg: string };
     expect(logged.req).toEqual({ id: 1, method: 'POST', url: '/api/documents/status/INDEXED?[REDACTED]' });
     expect(logged.res.statusCode).toBe(200);
+    // Neither the query, the body, nor a cookie the response set.
     expect(lines[0]).not.toContain('secret');
   });
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Params } from 'nestjs-pino';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { AppConfig } from './app.config';
 
@@ -32,18 +32,19 @@ const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
 
 /**
  * nestjs-pino's options: Nest's log lines through the service's one pino logger, and no request
- * middleware of nestjs-pino's own. That middleware runs every request inside an AsyncLocalStorage (to give
- * Nest's log lines the request's bindings), which on Node 20 hooks every promise the process creates, a
- * run's model and tool calls included (~1 % of the service's CPU in a profile of 1,000 diagnoses). The
- * request log comes from `requestLogMiddleware` instead; run log lines name their run.
+ * middleware of nestjs-pino's own. That middleware binds each request to ambient async context (so Nest's
+ * log lines carry the request), which on Node 20 hooks every promise the process creates, a run's model
+ * and tool calls included (~1 % of the service's CPU in a profile of 1,000 diagnoses); nothing here keeps
+ * state in ambient context. The request log comes from `requestLogMiddleware`; run log lines name their run.
  */
 export function buildLoggerOptions(config: AppConfig): Params {
-  return {
-    forRoutes: [],
-    pinoHttp: {
-      logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } }),
-    },
-  };
+  return { forRoutes: [], pinoHttp: { logger: serviceLogger(config.logLevel) } };
+}
+
+/** The service's one pino logger: the level, and REDACTED_PATHS censored in every line (stdout unless given). */
+export function serviceLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
