@@ -24,7 +24,8 @@ import {
  * the first event (p50/p99/max) and to metadata, heap (after a forced GC) and RSS per open stream,
  * taken when every stream has had its first event, connection errors, and outcomes as the client heard
  * them and by terminal state and fallback reason in MySQL. Scenarios: 300 streams with the default admission limits, then 300
- * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md).
+ * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md), then the
+ * same sizes arriving while 200 diagnoses already run.
  * Before them, the same sizes against a bare node:http server that answers with the first event at once
  * (the reference: what the machine and the generator cost by themselves).
  * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes. BENCH_BURST_CPU_PROFILE_DIR=<dir> writes the
@@ -55,7 +56,15 @@ const RAISED = {
 interface Scenario {
   name: string;
   streams: number;
+  /**
+   * Streams started before the measured burst, whose runs are executing (model and tool calls) when it
+   * arrives: a burst that meets a busy service, not an idle one.
+   */
+  running?: number;
 }
+
+/** How long the running streams' diagnoses work before the burst comes (they take ~1 s each). */
+const RUNNING_HEAD_START_MS = 300;
 
 async function main(): Promise<void> {
   const [plan, final] = agentTurns(draftJson());
@@ -86,12 +95,14 @@ async function main(): Promise<void> {
     rows.push(
       ...(await runScenarios(admin, stub.baseUrl, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])),
     );
-    const raised = await runScenarios(
-      admin,
-      stub.baseUrl,
-      RAISED,
-      SIZES.map((streams) => ({ name: 'raised (200 + 1000)', streams })),
-    );
+    const raised = await runScenarios(admin, stub.baseUrl, RAISED, [
+      ...SIZES.map((streams) => ({ name: 'raised (200 + 1000)', streams })),
+      ...SIZES.map((streams) => ({
+        name: 'raised, 200 runs already running',
+        streams,
+        running: 200,
+      })),
+    ]);
     rows.push(...raised);
   } finally {
     await stop(stub.child);
@@ -197,6 +208,14 @@ async function runScenarios(
       let profiled: Promise<unknown> = Promise.resolve();
       if (profileFile) await ask(service, { profile: 'start' }, 'profiling');
       process.stderr.write(`burst of ${scenario.streams} streams, ${scenario.name}\n`);
+      let running: Promise<BurstSample[]> = Promise.resolve([]);
+      if (scenario.running) {
+        let started!: () => void;
+        const allStarted = new Promise<void>((resolveStarted) => (started = resolveStarted));
+        running = burst(baseUrl, scenario.running, () => started());
+        await allStarted;
+        await new Promise((resolveWait) => setTimeout(resolveWait, RUNNING_HEAD_START_MS));
+      }
       const serviceCpu0 = cpuMs(service.pid!);
       let serviceCpuToFirst = NaN;
       let generatorCpuToFirst = NaN;
@@ -209,7 +228,8 @@ async function runScenarios(
       if (profileFile) process.stderr.write(`service CPU profile: ${String(await profiled)}\n`);
       const cpu1 = machineCpuMs();
       const peak = await (atPeak ?? heapOf(service));
-      const outcomes = await outcomesOf(admin, dbName, samples);
+      const runningSamples = await running;
+      const outcomes = await outcomesOf(admin, dbName, [...samples, ...runningSamples]);
       const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
       const metadata = samples.map((s) => s.metadataMs).filter((ms): ms is number => ms !== null);
       const streamed = samples.filter((s) => s.firstEvent !== null);
@@ -218,6 +238,7 @@ async function runScenarios(
       const row: Record<string, string | number> = {
         scenario: `${scenario.streams} streams, ${scenario.name}`,
         streams: scenario.streams,
+        running_before: scenario.running ?? 0,
         streamed: streamed.length,
         first_event_p50_ms: percentile(first, 50) ?? NaN,
         first_event_p99_ms: percentile(first, 99) ?? NaN,
@@ -240,7 +261,7 @@ async function runScenarios(
         rss_mb_all_streams_open: peak.rssMb,
         connection_errors: JSON.stringify(errors),
         refused: JSON.stringify(http),
-        client_outcomes: JSON.stringify(count(samples.map((s) => s.outcome))),
+        client_outcomes: JSON.stringify(count([...samples, ...runningSamples].map((s) => s.outcome))),
         outcomes: JSON.stringify(outcomes),
         machine_load_1m_before: load,
         machine_cpu_busy_percent: (100 * (cpu1.busy - cpu0.busy)) / Math.max(1, cpu1.total - cpu0.total),

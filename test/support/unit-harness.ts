@@ -160,6 +160,7 @@ export interface UnitRunOptions {
   limits?: Partial<Parameters<typeof RunContext.start>[0]['limits']>;
   parentSignal?: AbortSignal;
   journal?: MemoryJournalStore;
+  pace?: () => Promise<void>;
 }
 
 /** A RunContext whose journal writes into memory; `store` holds what it wrote once it is flushed. */
@@ -175,6 +176,7 @@ export function startUnitRun(options: UnitRunOptions = {}): { ctx: RunContext; s
     timeoutMs: options.timeoutMs ?? 180_000,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal: options.parentSignal,
+    pace: options.pace,
     limits: { ...TEST_RUN_LIMITS, ...options.limits },
   });
   return { ctx, store };

@@ -198,7 +198,8 @@ export class ChatApplicationUseCase {
    * Runs an admitted request. `metadata` is the first thing it does: the client hears its run id before
    * any slow work (the run's row, routing, model calls), so the first event does not wait for MySQL
    * under load. While the service is still taking in a burst of connections, that work waits until it
-   * has (IngressBurst, at most MAX_HOLD_MS), so the clients still connecting hear their first event first.
+   * has (IngressBurst, at most MAX_HOLD_MS), so the clients still connecting hear their first event first;
+   * once started, its model and tool calls wait the same way (the RunContext's pace, IngressBurst.drained).
    * A start the journal cannot record ends the stream with RUN_NOT_RECORDED.
    */
   async handle(chat: OpenedChat, stream: ChatEventStream, clientSignal: AbortSignal): Promise<void> {
@@ -242,7 +243,13 @@ export class ChatApplicationUseCase {
     const { sessionId, runId } = run;
     this.metrics.runStarted();
     try {
-      const ctx = this.contexts.start({ sessionId, runId, parentSignal, timeAnchor: run.timeAnchor ?? null });
+      const ctx = this.contexts.start({
+        sessionId,
+        runId,
+        parentSignal,
+        timeAnchor: run.timeAnchor ?? null,
+        pace: () => this.ingress.drained(),
+      });
       const started = Date.now();
       let ending: Ending;
       try {

@@ -146,7 +146,37 @@ describe('IngressBurst: admitted runs wait while connections are still being acc
     expect(later.settled).toBe(false);
     // Named once, not once a turn: the flood goes on, the operator hears it.
     expect(loop.warnings).toEqual([
-      `1 chat run(s) started after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
+      `1 chat run(s) went on after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
     ]);
+  });
+
+  describe('drained(): a run under way, before its next model or tool call', () => {
+    it('goes on at once when no connection came since a turn that accepted none, even during a burst', async () => {
+      const loop = eventLoop();
+      loop.accept(BURST_CONNECTIONS);
+      await loop.turn(0);
+      await loop.turn(0);
+      expect(loop.burst.recentBurst).toBe(true);
+      const call = tracked(loop.burst.drained());
+      await Promise.resolve();
+      expect(call.settled).toBe(true);
+    });
+
+    it('waits while every turn accepts a connection, and goes on at the first turn that accepts none', async () => {
+      const loop = eventLoop();
+      loop.accept(BURST_CONNECTIONS);
+      const call = tracked(loop.burst.drained());
+      const starting = tracked(loop.burst.settled());
+      for (let i = 0; i < 10; i += 1) await loop.turn(1, 20);
+      expect(call.settled).toBe(false);
+      await loop.turn(0);
+      await loop.turn(0);
+      // No quiet time for a run under way; a run about to start still waits it out.
+      expect(call.settled).toBe(true);
+      expect(starting.settled).toBe(false);
+      await loop.turn(0, QUIET_MS);
+      await loop.turn(0);
+      expect(starting.settled).toBe(true);
+    });
   });
 });

@@ -10,7 +10,8 @@ export const MAX_HOLD_MS = 15000;
 
 /**
  * Whether the service is still taking in new connections, so that admitted runs leave the event loop to
- * them before their slow work starts.
+ * them: before their slow work starts (`settled`), and runs under way before each model or tool call
+ * (`drained`, through RunContext's pace).
  *
  * Why: the event loop accepts one connection per turn (libuv since 1.45 no longer accepts in a loop,
  * relying on the listening socket staying readable), and a turn lasts as long as the I/O callbacks it
@@ -67,12 +68,27 @@ export class IngressBurst {
     return this.accepted.length === BURST_CONNECTIONS && this.now() - this.accepted[0] < BURST_SPAN_MS;
   }
 
-  /** Resolves at once when no connection is waiting to be accepted; see the class comment. */
+  /** For a run about to start: resolves at once when no connection is waiting to be accepted; see the class comment. */
   settled(): Promise<void> {
     const burst = this.recentBurst;
     if (!burst && !this.backlog) return Promise.resolve();
+    return this.hold(burst ? QUIET_MS : 0);
+  }
+
+  /**
+   * For a run under way, before its next model or tool call: resolves at once when no connection is
+   * waiting to be accepted, otherwise at the end of the next turn that accepted none. No quiet time: a
+   * run already started is not held for clients that may still come, only while some wait in the accept
+   * queue — under a steady stream of new chats (a "burst" by rate, every few seconds) its calls would
+   * otherwise each wait out a quiet gap.
+   */
+  drained(): Promise<void> {
+    return this.backlog ? this.hold(0) : Promise.resolve();
+  }
+
+  private hold(quietMs: number): Promise<void> {
     return new Promise((resolve) => {
-      this.waiters.push({ resolve, until: this.now() + MAX_HOLD_MS, quietMs: burst ? QUIET_MS : 0 });
+      this.waiters.push({ resolve, until: this.now() + MAX_HOLD_MS, quietMs });
       this.judgeTurns();
     });
   }
@@ -96,7 +112,7 @@ export class IngressBurst {
       if (expired > 0 && now - this.lastExpiryWarning >= MAX_HOLD_MS) {
         this.lastExpiryWarning = now;
         this.warn(
-          `${expired} chat run(s) started after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
+          `${expired} chat run(s) went on after waiting ${MAX_HOLD_MS} ms for new connections to be accepted: connections kept arriving faster than the service took them in`,
         );
       }
       if (quietTurn) {

@@ -47,23 +47,39 @@ export function serviceLogger(level: string, destination?: DestinationStream): L
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** What the request log keeps of a failed request's error: its type and a system error code, never its text. */
+export function loggedError(error: { name?: unknown; code?: unknown }): { type: string; code?: string } {
+  const type = typeof error.name === 'string' && /^[A-Za-z]{1,40}$/u.test(error.name) ? error.name : 'Error';
+  const code =
+    typeof error.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/u.test(error.code) ? error.code : undefined;
+  return code ? { type, code } : { type };
+}
+
 /**
- * The request log (method, path without its query, status, time) through the logger of `params`, one
- * `info` line per request; none when the level drops `info` lines (warn and above, silent), so no
- * request pays for lines nobody reads.
+ * The request log: one `info` line per request (method, path without its query, status, response time, and
+ * for a failed one its error's type) through the logger of `params`; none when the level drops `info`
+ * lines (warn and above, silent), so no request pays for lines nobody reads.
+ *
+ * Every field is picked by an allowlist. pino-http's own serializers would write every response header
+ * and, for each 5xx (a 503 at capacity too), the message and stack trace of an error it makes up. As nothing
+ * else can reach these lines, their logger drops the service's redaction paths: pino-http binds each
+ * request to a child logger, and redaction would walk those bindings again on every request.
  */
 export function requestLogMiddleware(config: AppConfig, params: Params): RequestHandler | null {
   if (!REQUEST_LOG_LEVELS.has(config.logLevel)) return null;
   const { logger } = params.pinoHttp as { logger: Logger };
   return pinoHttp({
-    logger,
-    // Request bodies (queries, uploads) and query strings are never logged; only method, path and status.
+    logger: logger.child({}, { redact: [] }),
+    // Our serializers get the raw objects and copy only what they name.
+    wrapSerializers: false,
     serializers: {
       req: (req: { id: unknown; method: string; url: string }) => ({
         id: req.id,
         method: req.method,
         url: loggedUrl(req.url),
       }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: loggedError,
     },
     autoLogging: { ignore: (req) => req.url === '/health' },
   });

@@ -84,7 +84,7 @@ export class ModelGateway {
   }
 
   private async call(ctx: RunContext, request: ModelRequest): Promise<AIMessage> {
-    ctx.throwIfStopped();
+    await ctx.paced();
     this.throwIfKnownDown(ctx, request);
     const stepIndex = this.reserve(ctx, request.role);
     const startedAt = new Date();
@@ -180,6 +180,8 @@ export class ModelGateway {
       ...(estimated ? { tokens_estimated: true } : {}),
       duration_ms: Date.now() - startedAt.getTime(),
     });
+    // The answer is recorded; what the run makes of it (the agent's next step) waits like a new call.
+    await ctx.awaitPace();
     return message;
   }
 

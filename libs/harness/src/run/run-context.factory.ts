@@ -11,6 +11,8 @@ export interface NewRun {
   parentSignal?: AbortSignal;
   /** Where the tools' time windows end instead of now (an alert's anchor). */
   timeAnchor?: Date | null;
+  /** Resolves when the run's next model or tool call may go (RunContextInit.pace). */
+  pace?: () => Promise<void>;
 }
 
 /** Builds RunContexts from the validated Harness configuration. */

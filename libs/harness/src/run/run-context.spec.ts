@@ -13,7 +13,7 @@ const limits = {
   maxTotalTokens: 2000,
 };
 
-function start(timeoutMs: number, parentSignal?: AbortSignal): RunContext {
+function start(timeoutMs: number, parentSignal?: AbortSignal, pace?: () => Promise<void>): RunContext {
   return RunContext.start({
     sessionId: 's',
     runId: 'r',
@@ -26,7 +26,33 @@ function start(timeoutMs: number, parentSignal?: AbortSignal): RunContext {
     limits,
     retryPolicies: HarnessRetryPolicies.defaults(),
     parentSignal,
+    pace,
   });
+}
+
+/** A pace the spec opens by hand, counting how often a call asked for it. */
+function gate() {
+  let open!: () => void;
+  let asked = 0;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    pace: () => {
+      asked += 1;
+      return opened;
+    },
+    open: () => open(),
+    get asked() {
+      return asked;
+    },
+  };
+}
+
+async function stateOf(promise: Promise<void>): Promise<'waiting' | 'resolved' | 'rejected'> {
+  const state = promise.then(
+    () => 'resolved' as const,
+    () => 'rejected' as const,
+  );
+  return Promise.race([state, new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')))]);
 }
 
 describe('RunContext', () => {
@@ -72,6 +98,46 @@ describe('RunContext', () => {
     expect(routed.budget).toBe(ctx.budget);
     expect(routed.deadline).toBe(ctx.deadline);
     expect(() => Object.assign(ctx, { runId: 'other' })).toThrow(TypeError);
+    ctx.close();
+  });
+
+  it('paced() goes on at once without a pace, and waits for the pace when there is one', async () => {
+    const unpaced = start(60_000);
+    await expect(stateOf(unpaced.paced())).resolves.toBe('resolved');
+    unpaced.close();
+
+    const door = gate();
+    const ctx = start(60_000, undefined, door.pace);
+    const call = ctx.paced();
+    expect(await stateOf(call)).toBe('waiting');
+    door.open();
+    await expect(call).resolves.toBeUndefined();
+    ctx.close();
+  });
+
+  it('every view of the run (withIntent, withTimeReserve) waits for the same pace', async () => {
+    const door = gate();
+    const ctx = start(60_000, undefined, door.pace);
+    const phase = ctx.withIntent('DIAGNOSIS').withTimeReserve(1000);
+    const call = phase.paced();
+    expect(await stateOf(call)).toBe('waiting');
+    expect(door.asked).toBe(1);
+    door.open();
+    await expect(call).resolves.toBeUndefined();
+    phase.close();
+    ctx.close();
+  });
+
+  it('a stopped run does not wait for the pace, and one stopped while waiting throws once it may go', async () => {
+    const client = new AbortController();
+    const door = gate();
+    const ctx = start(60_000, client.signal, door.pace);
+    const call = ctx.paced();
+    client.abort();
+    door.open();
+    await expect(call).rejects.toBeInstanceOf(RunCancelled);
+    await expect(ctx.paced()).rejects.toBeInstanceOf(RunCancelled);
+    expect(door.asked).toBe(1);
     ctx.close();
   });
 

@@ -21,7 +21,14 @@ export interface RunContextInit {
    * code from the alert's startsAt. Null/absent: the tools' own clock.
    */
   timeAnchor?: Date | null;
+  /**
+   * Resolves when the service may go on with a run's slow work: the chat's IngressBurst, which holds it
+   * while a burst of new connections is still being taken in. Absent: never waits.
+   */
+  pace?: () => Promise<void>;
 }
+
+const NEVER_WAIT = () => Promise.resolve();
 
 /** Owns the deadline timer shared by every view of one run (or of one phase of it). */
 class RunLifetime {
@@ -102,6 +109,7 @@ export class RunContext {
     private readonly inFlight: InFlightCalls,
     /** Where the tools' time windows end instead of now (RunContextInit.timeAnchor); null = now. */
     readonly timeAnchor: Date | null,
+    private readonly pace: () => Promise<void>,
   ) {
     this.signal = lifetime.controller.signal;
     Object.freeze(this);
@@ -122,6 +130,7 @@ export class RunContext {
       lifetime,
       new InFlightCalls(),
       init.timeAnchor ?? null,
+      init.pace ?? NEVER_WAIT,
     );
   }
 
@@ -138,6 +147,7 @@ export class RunContext {
       this.lifetime,
       this.inFlight,
       this.timeAnchor,
+      this.pace,
     );
   }
 
@@ -159,6 +169,7 @@ export class RunContext {
       new RunLifetime(timeoutMs, this.signal),
       this.inFlight,
       this.timeAnchor,
+      this.pace,
     );
   }
 
@@ -179,6 +190,28 @@ export class RunContext {
   throwIfStopped(): void {
     if (this.signal.aborted) throw this.signal.reason;
     if (Date.now() >= this.deadline) throw new RunDeadlineExceeded();
+  }
+
+  /**
+   * Waits, before a model or tool call, while the service is taking in a burst of new connections
+   * (RunContextInit.pace), then throws if the run was stopped meanwhile. Runs already under way leave the
+   * event loop to the connections as runs about to start do: each call's work (its request, the parsing of
+   * its answer, its records) would otherwise lengthen every loop turn, and the loop accepts one
+   * connection a turn. A stopped run does not wait.
+   */
+  async paced(): Promise<void> {
+    this.throwIfStopped();
+    await this.pace();
+    this.throwIfStopped();
+  }
+
+  /**
+   * Waits for the pace as `paced()` does, but never throws: for work that has a result to hand on (a
+   * model's recorded answer); a run stopped meanwhile stops at its next call. A stopped run does not wait.
+   */
+  async awaitPace(): Promise<void> {
+    if (this.signal.aborted) return;
+    await this.pace();
   }
 
   /**

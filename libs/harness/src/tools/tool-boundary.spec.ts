@@ -253,6 +253,23 @@ describe('ToolBoundary READY', () => {
   });
 });
 
+describe('ToolBoundary pace', () => {
+  it("runs no tool and opens no record while the run's pace holds it", async () => {
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    const { ctx } = startUnitRun({ pace: () => held });
+    const { store, boundary } = setup();
+    const tool = fakeLogTool();
+    const call = boundary.execute(ctx, tool, 'call_1', ARGS);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.records.size).toBe(0);
+    open();
+    await expect(call).resolves.toMatchObject({ isError: false });
+    expect(store.records.size).toBe(1);
+    ctx.close();
+  });
+});
+
 describe('ToolBoundary budget', () => {
   it('the call over the tool budget is BUDGET_EXHAUSTED and records the limit once', async () => {
     const { store: journal, ctx } = startUnitRun({ limits: { maxToolCalls: 1 } });

@@ -130,7 +130,7 @@ export class ToolBoundary {
     toolCallId: unknown,
     rawArgs: unknown,
   ): Promise<BoundaryResult> {
-    ctx.throwIfStopped();
+    await ctx.paced();
     const opened = await this.openRecord(ctx, tool.name, toolCallId, rawArgs);
     if (!(opened instanceof OpenCall)) return opened;
     const call = opened;
