@@ -329,7 +329,37 @@ async function outcomesOf(
   for (const row of rows) outcomes[`${row.status}${row.reason ? `:${row.reason}` : ''}`] = Number(row.n);
   const unrecorded = runIds.length - rows.reduce((sum, row) => sum + Number(row.n), 0);
   if (unrecorded > 0) outcomes.NO_ROW = unrecorded;
+  if (outcomes['FAILED:INTERNAL_ERROR']) await printTimelines(admin, dbName, runIds);
   return outcomes;
+}
+
+/**
+ * The timelines of up to three runs that ended INTERNAL_ERROR (a defect, rare under a burst), before the
+ * bench's database is dropped: which step failed, for a run whose service log the bench did not keep.
+ */
+async function printTimelines(
+  admin: Awaited<ReturnType<typeof createConnection>>,
+  dbName: string,
+  runIds: string[],
+): Promise<void> {
+  const [failed] = await admin.query<RowDataPacket[]>(
+    `SELECT run_id FROM \`${dbName}\`.diagnosis_run
+     WHERE run_id IN (?) AND status = 'FAILED' AND error_code = 'INTERNAL_ERROR' LIMIT 3`,
+    [runIds],
+  );
+  for (const { run_id: runId } of failed) {
+    const [events] = await admin.query<RowDataPacket[]>(
+      `SELECT phase, event_type, details, created_at FROM \`${dbName}\`.diagnosis_trace_event
+       WHERE run_id = ? ORDER BY id`,
+      [runId],
+    );
+    process.stderr.write(`run ${String(runId)} ended INTERNAL_ERROR; its timeline:\n`);
+    for (const event of events) {
+      process.stderr.write(
+        `  ${new Date(event.created_at as string).toISOString()} ${String(event.phase)} ${String(event.event_type)} ${JSON.stringify(event.details)}\n`,
+      );
+    }
+  }
 }
 
 function count(values: string[]): Record<string, number> {
