@@ -141,6 +141,20 @@ describe('RunContext', () => {
     ctx.close();
   });
 
+  it('awaitPace() waits for the pace and never throws; a stopped run does not wait', async () => {
+    const client = new AbortController();
+    const door = gate();
+    const ctx = start(60_000, client.signal, door.pace);
+    const waiting = ctx.awaitPace();
+    expect(await stateOf(waiting)).toBe('waiting');
+    client.abort();
+    door.open();
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(stateOf(ctx.awaitPace())).resolves.toBe('resolved');
+    expect(door.asked).toBe(1);
+    ctx.close();
+  });
+
   it('close() stops the deadline timer', async () => {
     const ctx = start(20);
     ctx.close();
