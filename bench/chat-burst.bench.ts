@@ -202,11 +202,10 @@ async function runScenarios(
       const profileFile = PROFILE_DIR
         ? join(
             resolve(PROFILE_DIR),
-            `burst-${scenario.streams}-${scenario.name.split(' ')[0]}-${Date.now()}.cpuprofile`,
+            `burst-${scenario.streams}-${scenario.name.split(/[ ,]/u)[0]}${scenario.running ? `-while-${scenario.running}-run` : ''}-${Date.now()}.cpuprofile`,
           )
         : null;
       let profiled: Promise<unknown> = Promise.resolve();
-      if (profileFile) await ask(service, { profile: 'start' }, 'profiling');
       process.stderr.write(`burst of ${scenario.streams} streams, ${scenario.name}\n`);
       let running: Promise<BurstSample[]> = Promise.resolve([]);
       if (scenario.running) {
@@ -216,6 +215,8 @@ async function runScenarios(
         await allStarted;
         await new Promise((resolveWait) => setTimeout(resolveWait, RUNNING_HEAD_START_MS));
       }
+      // Like the CPU figures, the profile covers the measured burst only, not the running streams' start.
+      if (profileFile) await ask(service, { profile: 'start' }, 'profiling');
       const serviceCpu0 = cpuMs(service.pid!);
       let serviceCpuToFirst = NaN;
       let generatorCpuToFirst = NaN;

@@ -178,5 +178,31 @@ describe('IngressBurst: admitted runs wait while connections are still being acc
       await loop.turn(0);
       expect(starting.settled).toBe(true);
     });
+
+    it('after a deep backlog (BURST_CONNECTIONS turns in a row accepted), also waits out QUIET_MS', async () => {
+      const loop = eventLoop();
+      loop.accept(1);
+      const call = tracked(loop.burst.drained());
+      for (let i = 0; i < BURST_CONNECTIONS + 2; i += 1) await loop.turn(1, 1);
+      await loop.turn(0, 1);
+      await loop.turn(0, 1);
+      // The last connections taken in are still being answered: the run's step waits.
+      expect(call.settled).toBe(false);
+      await loop.turn(0, QUIET_MS);
+      await loop.turn(0, 1);
+      expect(call.settled).toBe(true);
+    });
+
+    it('forgets a deep backlog once QUIET_MS has passed without a connection', async () => {
+      const loop = eventLoop();
+      loop.accept(1);
+      for (let i = 0; i < BURST_CONNECTIONS + 2; i += 1) await loop.turn(1, 1);
+      for (let i = 0; i < 3; i += 1) await loop.turn(0, QUIET_MS);
+      loop.accept(1);
+      const call = tracked(loop.burst.drained());
+      await loop.turn(0, 1);
+      await loop.turn(0, 1);
+      expect(call.settled).toBe(true);
+    });
   });
 });

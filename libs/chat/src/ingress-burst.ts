@@ -7,6 +7,8 @@ export const BURST_SPAN_MS = 1000;
 export const QUIET_MS = 50;
 /** How long a run's slow work waits for the connections to be taken in, at most. */
 export const MAX_HOLD_MS = 15000;
+/** A run under way waits out QUIET_MS only after a deep backlog; see `drained`. */
+const AFTER_DEEP_BACKLOG = -1;
 
 /**
  * Whether the service is still taking in new connections, so that admitted runs leave the event loop to
@@ -41,6 +43,13 @@ export class IngressBurst {
   private count = 0;
   /** A connection was accepted since the last turn that accepted none. */
   private backlog = false;
+  /** Turns in a row that accepted a connection. */
+  private acceptingTurns = 0;
+  /**
+   * At least BURST_CONNECTIONS turns in a row accepted a connection, and no QUIET_MS gap has followed:
+   * many connections were taken in at once and are still being answered.
+   */
+  private deepBacklog = false;
   private readonly waiters: { resolve: () => void; until: number; quietMs: number }[] = [];
   private judging = false;
   /** When the last held runs were let go by MAX_HOLD_MS rather than by a quiet turn (logged once a hold). */
@@ -56,9 +65,13 @@ export class IngressBurst {
   ) {}
 
   connectionAccepted(): void {
+    const now = this.now();
     this.count += 1;
+    if (this.accepted.length > 0 && now - this.accepted[this.accepted.length - 1] >= QUIET_MS) {
+      this.deepBacklog = false;
+    }
     if (this.accepted.length === BURST_CONNECTIONS) this.accepted.shift();
-    this.accepted.push(this.now());
+    this.accepted.push(now);
     this.backlog = true;
     this.judgeTurns();
   }
@@ -77,13 +90,15 @@ export class IngressBurst {
 
   /**
    * For a run under way, before its next model or tool call: resolves at once when no connection is
-   * waiting to be accepted, otherwise at the end of the next turn that accepted none. No quiet time: a
-   * run already started is not held for clients that may still come, only while some wait in the accept
-   * queue — under a steady stream of new chats (a "burst" by rate, every few seconds) its calls would
-   * otherwise each wait out a quiet gap.
+   * waiting to be accepted, otherwise at the end of the next turn that accepted none — and, when the
+   * queue held many (BURST_CONNECTIONS turns in a row accepted one), only once no connection has come
+   * for QUIET_MS either: the last connections taken in are still being read and answered then, and the
+   * runs' steps would share those turns. Not on a rate: under a steady stream of new chats (16 a second
+   * is a "burst" by rate) the queue rarely holds more than one, and each call would otherwise wait out a
+   * quiet gap.
    */
   drained(): Promise<void> {
-    return this.backlog ? this.hold(0) : Promise.resolve();
+    return this.backlog ? this.hold(AFTER_DEEP_BACKLOG) : Promise.resolve();
   }
 
   private hold(quietMs: number): Promise<void> {
@@ -101,7 +116,10 @@ export class IngressBurst {
     const endOfTurn = () => {
       const quietTurn = this.count === seen;
       seen = this.count;
-      if (quietTurn) this.backlog = false;
+      if (quietTurn) {
+        this.backlog = false;
+        this.acceptingTurns = 0;
+      } else if ((this.acceptingTurns += 1) >= BURST_CONNECTIONS) this.deepBacklog = true;
       const now = this.now();
       const sinceLast = now - this.accepted[this.accepted.length - 1];
       // Waiters come in the order of their `until`, so the expired ones are a prefix: a turn that accepted
@@ -118,7 +136,11 @@ export class IngressBurst {
       if (quietTurn) {
         // The accept queue is empty: every run goes whose quiet time has passed, in the order they came.
         const staying: typeof this.waiters = [];
-        for (const waiter of this.waiters) (sinceLast >= waiter.quietMs ? released : staying).push(waiter);
+        const afterDeepBacklog = this.deepBacklog ? QUIET_MS : 0;
+        for (const waiter of this.waiters) {
+          const quietMs = waiter.quietMs === AFTER_DEEP_BACKLOG ? afterDeepBacklog : waiter.quietMs;
+          (sinceLast >= quietMs ? released : staying).push(waiter);
+        }
         this.waiters.splice(0, this.waiters.length, ...staying);
       }
       for (const waiter of released) waiter.resolve();
