@@ -163,6 +163,23 @@ export interface UnitRunOptions {
   pace?: () => Promise<void>;
 }
 
+/** A run's pace that holds every call until `open()`; `asked` counts the calls that waited for it. */
+export function heldPace() {
+  let open!: () => void;
+  let asked = 0;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    pace: () => {
+      asked += 1;
+      return opened;
+    },
+    open: () => open(),
+    get asked() {
+      return asked;
+    },
+  };
+}
+
 /** A RunContext whose journal writes into memory; `store` holds what it wrote once it is flushed. */
 export function startUnitRun(options: UnitRunOptions = {}): { ctx: RunContext; store: MemoryJournalStore } {
   const store = options.journal ?? new MemoryJournalStore();

@@ -8,7 +8,7 @@ export const QUIET_MS = 50;
 /** How long a run's slow work waits for the connections to be taken in, at most. */
 export const MAX_HOLD_MS = 15000;
 /** A run under way waits out QUIET_MS only after a deep backlog; see `drained`. */
-const AFTER_DEEP_BACKLOG = -1;
+const AFTER_DEEP_BACKLOG = 'after-deep-backlog';
 
 /**
  * Whether the service is still taking in new connections, so that admitted runs leave the event loop to
@@ -50,7 +50,11 @@ export class IngressBurst {
    * many connections were taken in at once and are still being answered.
    */
   private deepBacklog = false;
-  private readonly waiters: { resolve: () => void; until: number; quietMs: number }[] = [];
+  private readonly waiters: {
+    resolve: () => void;
+    until: number;
+    quietMs: number | typeof AFTER_DEEP_BACKLOG;
+  }[] = [];
   private judging = false;
   /** When the last held runs were let go by MAX_HOLD_MS rather than by a quiet turn (logged once a hold). */
   private lastExpiryWarning = -Infinity;
@@ -101,7 +105,7 @@ export class IngressBurst {
     return this.backlog ? this.hold(AFTER_DEEP_BACKLOG) : Promise.resolve();
   }
 
-  private hold(quietMs: number): Promise<void> {
+  private hold(quietMs: number | typeof AFTER_DEEP_BACKLOG): Promise<void> {
     return new Promise((resolve) => {
       this.waiters.push({ resolve, until: this.now() + MAX_HOLD_MS, quietMs });
       this.judgeTurns();

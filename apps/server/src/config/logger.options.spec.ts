@@ -17,6 +17,8 @@ describe('request log', () => {
     ['/api/diagnosis/sessions;api_key=secret-key-123', '/api/diagnosis/sessions;[REDACTED]'],
     ['/api/diagnosis/sessions%3Bapi_key=secret-key-123/x', '/api/diagnosis/sessions;[REDACTED]/x'],
     ['/api;token=abc/diagnosis/sessions?x=1', '/api;[REDACTED]/diagnosis/sessions?[REDACTED]'],
+    ['/api/diagnosis/sessions%3Fapi_key=secret-key-123', '/api/diagnosis/sessions?[REDACTED]'],
+    ['/api/diagnosis/sessions%3fapi_key=secret-key-123?x=1', '/api/diagnosis/sessions?[REDACTED]'],
   ])('logs %s as %s', (url, logged) => {
     expect(loggedUrl(url)).toBe(logged);
   });

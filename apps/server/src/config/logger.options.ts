@@ -19,10 +19,11 @@ export const REDACTED_PATHS = [
 
 /**
  * The URL as logged: a query string (which may carry a credential by mistake) is replaced, and so is
- * every path-segment parameter (`/sessions;api_key=…`, matrix-style, or `;token=…` anywhere).
+ * every path-segment parameter (`/sessions;api_key=…`, matrix-style, or `;token=…` anywhere). Both
+ * separators count percent-encoded too (`%3F`, `%3B`): a client that encodes them still sent the value.
  */
 export function loggedUrl(url: string): string {
-  const query = url.indexOf('?');
+  const query = url.search(/\?|%3f/iu);
   const path = (query < 0 ? url : url.slice(0, query)).replace(/(?:;|%3b)[^/]*/giu, ';[REDACTED]');
   return query < 0 ? path : `${path}?[REDACTED]`;
 }

@@ -1,7 +1,7 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { FakeChatModel } from '@test/support/fake-chat-model';
-import { startUnitRun, unitGateway } from '@test/support/unit-harness';
+import { heldPace, startUnitRun, unitGateway } from '@test/support/unit-harness';
 import { z } from 'zod';
 import { modelToolSet } from './model-gateway';
 
@@ -55,36 +55,34 @@ describe('ModelGateway pace', () => {
   it('hands on an answer that arrived, though the run was stopped while it waited for the pace', async () => {
     const model = new FakeChatModel({ roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] } });
     const client = new AbortController();
+    const door = heldPace();
     let paces = 0;
-    let open!: () => void;
-    const held = new Promise<void>((resolve) => (open = resolve));
     const { ctx } = startUnitRun({
       parentSignal: client.signal,
-      pace: () => (++paces === 1 ? Promise.resolve() : held),
+      pace: () => (++paces === 1 ? Promise.resolve() : door.pace()),
     });
     const call = unitGateway(model).invoke(ctx, {
       role: 'intent-router',
       messages: [new HumanMessage('order-123 payment times out')],
     });
-    while (paces < 2) await new Promise((resolve) => setImmediate(resolve));
+    while (door.asked === 0) await new Promise((resolve) => setImmediate(resolve));
     client.abort();
-    open();
+    door.open();
     await expect(call).resolves.toMatchObject({ content: 'DIAGNOSIS' });
     ctx.close();
   });
 
   it('does not call the provider while the pace holds the run', async () => {
     const model = new FakeChatModel({ roles: { 'intent-router': [{ content: 'DIAGNOSIS' }] } });
-    let open!: () => void;
-    const held = new Promise<void>((resolve) => (open = resolve));
-    const { ctx } = startUnitRun({ pace: () => held });
+    const door = heldPace();
+    const { ctx } = startUnitRun({ pace: door.pace });
     const call = unitGateway(model).invoke(ctx, {
       role: 'intent-router',
       messages: [new HumanMessage('order-123 payment times out')],
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(model.calls).toHaveLength(0);
-    open();
+    door.open();
     await expect(call).resolves.toMatchObject({ content: 'DIAGNOSIS' });
     expect(model.calls).toHaveLength(1);
     ctx.close();

@@ -3,6 +3,7 @@ import { RunJournal } from '@app/trace';
 import { HarnessRetryPolicies } from '../retry/harness-retry-policies';
 import { RunCancelled, RunDeadlineExceeded } from './harness-errors';
 import { RunContext } from './run-context';
+import { heldPace } from '@test/support/unit-harness';
 
 const limits = {
   maxModelCalls: 5,
@@ -28,23 +29,6 @@ function start(timeoutMs: number, parentSignal?: AbortSignal, pace?: () => Promi
     parentSignal,
     pace,
   });
-}
-
-/** A pace the spec opens by hand, counting how often a call asked for it. */
-function gate() {
-  let open!: () => void;
-  let asked = 0;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return {
-    pace: () => {
-      asked += 1;
-      return opened;
-    },
-    open: () => open(),
-    get asked() {
-      return asked;
-    },
-  };
 }
 
 async function stateOf(promise: Promise<void>): Promise<'waiting' | 'resolved' | 'rejected'> {
@@ -106,7 +90,7 @@ describe('RunContext', () => {
     await expect(stateOf(unpaced.paced())).resolves.toBe('resolved');
     unpaced.close();
 
-    const door = gate();
+    const door = heldPace();
     const ctx = start(60_000, undefined, door.pace);
     const call = ctx.paced();
     expect(await stateOf(call)).toBe('waiting');
@@ -116,7 +100,7 @@ describe('RunContext', () => {
   });
 
   it('every view of the run (withIntent, withTimeReserve) waits for the same pace', async () => {
-    const door = gate();
+    const door = heldPace();
     const ctx = start(60_000, undefined, door.pace);
     const phase = ctx.withIntent('DIAGNOSIS').withTimeReserve(1000);
     const call = phase.paced();
@@ -130,7 +114,7 @@ describe('RunContext', () => {
 
   it('a stopped run does not wait for the pace, and one stopped while waiting throws once it may go', async () => {
     const client = new AbortController();
-    const door = gate();
+    const door = heldPace();
     const ctx = start(60_000, client.signal, door.pace);
     const call = ctx.paced();
     client.abort();
@@ -143,7 +127,7 @@ describe('RunContext', () => {
 
   it('awaitPace() waits for the pace and never throws; a stopped run does not wait', async () => {
     const client = new AbortController();
-    const door = gate();
+    const door = heldPace();
     const ctx = start(60_000, client.signal, door.pace);
     const waiting = ctx.awaitPace();
     expect(await stateOf(waiting)).toBe('waiting');

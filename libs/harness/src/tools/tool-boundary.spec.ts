@@ -1,5 +1,6 @@
 import { fakeLogTool, FakeRaw, slowTool } from '@test/support/fake-tools';
 import {
+  heldPace,
   MemoryInvocationStore,
   startUnitRun,
   StoreAnswer,
@@ -255,15 +256,14 @@ describe('ToolBoundary READY', () => {
 
 describe('ToolBoundary pace', () => {
   it("runs no tool and opens no record while the run's pace holds it", async () => {
-    let open!: () => void;
-    const held = new Promise<void>((resolve) => (open = resolve));
-    const { ctx } = startUnitRun({ pace: () => held });
+    const door = heldPace();
+    const { ctx } = startUnitRun({ pace: door.pace });
     const { store, boundary } = setup();
     const tool = fakeLogTool();
     const call = boundary.execute(ctx, tool, 'call_1', ARGS);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(store.records.size).toBe(0);
-    open();
+    door.open();
     await expect(call).resolves.toMatchObject({ isError: false });
     expect(store.records.size).toBe(1);
     ctx.close();
