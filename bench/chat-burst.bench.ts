@@ -27,7 +27,8 @@ import {
  * and 1,000 with the limits an operator raises for such a burst (docs/operations-capacity.md), then the
  * same sizes arriving while 200 diagnoses already run.
  * Before them, the same sizes against a bare node:http server that answers with the first event at once
- * (the reference: what the machine and the generator cost by themselves).
+ * (the reference: what the machine and the generator cost by themselves), and against a NestJS
+ * application with one such route (what the framework costs by itself).
  * BENCH_BURST_SIZES=300,1000 picks the raised-limit sizes. BENCH_BURST_CPU_PROFILE_DIR=<dir> writes the
  * service's CPU profile of each burst, from its start until every stream has had its first event
  * (summarise it with `node dist/bench/support/profile-summary.js <file>`); the profiler costs CPU, so
@@ -91,7 +92,8 @@ async function main(): Promise<void> {
   const stub = await startStubLlm(scriptFile);
   const rows: Record<string, string | number>[] = [];
   try {
-    rows.push(...(await runReference([300, ...SIZES])));
+    rows.push(...(await runReference('bare node:http server', 'bare-sse-server', [300, ...SIZES])));
+    rows.push(...(await runReference('NestJS + Express only', 'nest-sse-server', SIZES)));
     rows.push(
       ...(await runScenarios(admin, stub.baseUrl, {}, [{ name: 'defaults (32 + 64)', streams: 300 }])),
     );
@@ -112,12 +114,17 @@ async function main(): Promise<void> {
 }
 
 /**
- * The same bursts against a bare node:http server that writes the first event at once (its own process,
- * bench/support/bare-sse-server.ts), in the same window as the service's: the floor this machine, its
- * load and the generator set for the time to the first event.
+ * The same bursts against a reference server that writes the first event at once (its own process,
+ * bench/support/<script>.ts), in the same window as the service's: bare-sse-server is the floor this
+ * machine, its load and the generator set for the time to the first event; nest-sse-server adds NestJS
+ * and Express alone.
  */
-async function runReference(sizes: number[]): Promise<Record<string, string | number>[]> {
-  const server = startNode(`${__dirname}/support/bare-sse-server.js`, ['0'], {});
+async function runReference(
+  name: string,
+  script: string,
+  sizes: number[],
+): Promise<Record<string, string | number>[]> {
+  const server = startNode(`${__dirname}/support/${script}.js`, ['0'], {});
   const rows: Record<string, string | number>[] = [];
   try {
     const baseUrl = `http://127.0.0.1:${await boundPort(server, 'the reference server')}`;
@@ -133,7 +140,7 @@ async function runReference(sizes: number[]): Promise<Record<string, string | nu
       });
       const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
       const row: Record<string, string | number> = {
-        scenario: `${streams} streams, reference: bare node:http server`,
+        scenario: `${streams} streams, reference: ${name}`,
         streams,
         streamed: first.length,
         first_event_p50_ms: percentile(first, 50) ?? NaN,
@@ -148,7 +155,7 @@ async function runReference(sizes: number[]): Promise<Record<string, string | nu
         client_outcomes: JSON.stringify(count(samples.map((s) => s.outcome))),
         machine_load_1m_before: load,
       };
-      reportBench(`chat_burst_${streams}_reference`, row);
+      reportBench(`chat_burst_${streams}_reference_${script}`, row);
       rows.push(row);
     }
   } finally {

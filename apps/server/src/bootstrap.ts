@@ -22,6 +22,8 @@ export async function createApp(): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     bufferLogs: true,
     abortOnError: false,
+    // JSON only (below): Nest's defaults would also parse form bodies, which every endpoint refuses (415).
+    bodyParser: false,
   });
   app.set('trust proxy', config.trustProxy);
   app.useLogger(app.get(Logger));
@@ -29,6 +31,9 @@ export async function createApp(): Promise<INestApplication> {
   app.use(app.get(ConnectionDrain).middleware);
   const requestLog = requestLogMiddleware(config, app.get<Params>(PARAMS_PROVIDER_TOKEN));
   if (requestLog) app.use(requestLog);
+  // Every endpoint takes JSON (uploads read multipart through their own multer); any other body is left
+  // unread for RequestBodyGuard's 415 instead of being parsed first. Body-parser's default 100 KB limit.
+  app.useBodyParser('json');
   // Chat runs hold their slow work while a burst of connections is still being accepted (IngressBurst).
   const ingress = app.get(IngressBurst);
   (app.getHttpServer() as Server).on('connection', () => ingress.connectionAccepted());

@@ -14,7 +14,6 @@ import {
 describe('parsingErrorOf', () => {
   it.each([
     ['entity.too.large', 413],
-    ['parameters.too.many', 413],
     ['entity.parse.failed', 400],
     ['charset.unsupported', 415],
     ['encoding.unsupported', 415],

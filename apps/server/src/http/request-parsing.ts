@@ -23,7 +23,6 @@ export function parsingErrorOf(exception: unknown): HttpException | null {
   const type = (exception as { type?: unknown } | null)?.type;
   switch (type) {
     case 'entity.too.large':
-    case 'parameters.too.many':
       return new PayloadTooLargeException('request body is too large');
     case 'entity.parse.failed':
       return new BadRequestException('request body is not valid JSON');
