@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { ANALYSIS_KINDS } from '@app/contracts';
 import { parseJsonAnswer } from '@app/harness';
 
-const id = z.string().trim().min(1).max(64);
+/**
+ * An analysis id is a label (`a1`, `analysis-2`), shown beside the text it names and quoted in
+ * limitations: letters, digits, `-` and `_` only, so it can carry no link, address, command or sentence.
+ */
+const id = z
+  .string()
+  .trim()
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N}_-]{0,63}$/u, 'must be a short label: letters, digits, - or _');
 const text = z.string().trim().min(1).max(4000);
 
 /** The Diagnosis Agent's final answer, checked in code. */

@@ -1,8 +1,14 @@
 import type { Draft } from './draft.schema';
 import type { VerifiedSnapshot } from './evidence-rules';
 import { allowlistPermits, EMPTY_ALLOWLIST, type ReleaseAllowlist } from './release-allowlist';
-import { commandCorpus, commandSpans, commandVouched, type CommandSpan } from './release-commands';
-import { hiddenControlsIn, normaliseForRelease } from './release-normalise';
+import {
+  commandCorpus,
+  commandSpans,
+  commandVouched,
+  writtenCommandSpans,
+  type CommandSpan,
+} from './release-commands';
+import { displayedReading, hiddenControlsIn, normaliseForRelease } from './release-normalise';
 import { sensitiveTokens, type SensitiveKind, type SensitiveToken } from './release-tokens';
 
 /**
@@ -93,21 +99,36 @@ const VIOLATION_OF: Record<SensitiveKind, ReleaseViolation> = {
 
 const keyOf = (kind: SensitiveKind, value: string) => `${kind} ${value}`;
 
-/** What the cited runbooks vouch for: their exact tokens (a link or address also names its host), markup, commands. */
+/**
+ * What the cited runbooks vouch for: their exact tokens (a link or address also names its host), markup,
+ * and their commands both in the command reading and as written.
+ */
 export interface Vouched {
   tokens: ReadonlySet<string>;
   markup: ReadonlySet<string>;
   commands: string;
+  writtenCommands: string;
 }
 
-/** One text as every rule reads it, computed once per check. */
+/**
+ * One text as every rule reads it, computed once per check. The canonical reading finds what a disguise
+ * would hide; what is vouched for must also be there as written (`written`): a reading that folds a
+ * look-alike letter, drops a comment or decodes a blob may refuse a text, never approve one.
+ */
 interface Reading {
   hidden: boolean;
   canonical: string;
   tokens: SensitiveToken[];
   spans: CommandSpan[];
+  /** The keys of the tokens in the displayed reading (release-normalise `displayedReading`). */
+  writtenTokens: ReadonlySet<string>;
+  /** The commands as written (release-commands `writtenCommandSpans`). */
+  writtenSpans: CommandSpan[];
 }
 type Reader = (text: string) => Reading;
+
+const keysOf = (tokens: readonly SensitiveToken[]) =>
+  new Set(tokens.map((token) => keyOf(token.kind, token.value)));
 
 /** A reader that reads each text of one check once (the cache lives as long as the check). */
 function reader(): Reader {
@@ -116,11 +137,16 @@ function reader(): Reader {
     let reading = cache.get(text);
     if (!reading) {
       const canonical = normaliseForRelease(text);
+      const tokens = sensitiveTokens(canonical);
+      const displayed = displayedReading(text);
       reading = {
         hidden: hiddenControlsIn(text),
         canonical,
-        tokens: sensitiveTokens(canonical),
+        tokens,
         spans: commandSpans(text, canonical),
+        // Most texts display as they read canonically; their tokens are found once.
+        writtenTokens: keysOf(displayed === canonical ? tokens : sensitiveTokens(displayed)),
+        writtenSpans: writtenCommandSpans(text),
       };
       cache.set(text, reading);
     }
@@ -132,19 +158,33 @@ export function vouchedBy(documents: readonly string[], read: Reader = reader())
   const tokens = new Set<string>();
   const markup = new Set<string>();
   for (const document of documents) {
-    const { canonical, tokens: found } = read(document);
+    const { canonical, tokens: found, writtenTokens } = read(document);
     for (const token of found) {
+      // A runbook vouches for what it holds as written, not for what a look-alike in it reads as.
+      if (!writtenTokens.has(keyOf(token.kind, token.value))) continue;
       tokens.add(keyOf(token.kind, token.value));
       if ((token.kind === 'LINK' || token.kind === 'EMAIL') && token.host)
         tokens.add(keyOf(/^[\d.]+$/u.test(token.host) ? 'IP' : 'HOST', token.host));
     }
     for (const match of canonical.matchAll(MARKUP)) markup.add(flatten(match[0]));
   }
-  return { tokens, markup, commands: commandCorpus(documents.map((document) => read(document).spans)) };
+  return {
+    tokens,
+    markup,
+    commands: commandCorpus(documents.map((document) => read(document).spans)),
+    writtenCommands: commandCorpus(documents.map((document) => read(document).writtenSpans)),
+  };
 }
 
-function tokenVouched(token: SensitiveToken, vouched: Vouched, allowlist: ReleaseAllowlist): boolean {
-  return vouched.tokens.has(keyOf(token.kind, token.value)) || allowlistPermits(allowlist, token);
+/** Vouched for by a runbook or the allowlist, and written as the token it reads as (no look-alike). */
+function tokenVouched(
+  token: SensitiveToken,
+  reading: Reading,
+  vouched: Vouched,
+  allowlist: ReleaseAllowlist,
+): boolean {
+  const key = keyOf(token.kind, token.value);
+  return reading.writtenTokens.has(key) && (vouched.tokens.has(key) || allowlistPermits(allowlist, token));
 }
 
 /** The shell, SQL and CLI commands of a text that may change something (read-only SELECTs excluded). */
@@ -165,8 +205,10 @@ function violationsOf(
   for (const match of reading.canonical.matchAll(MARKUP))
     if (!vouched.markup.has(flatten(match[0]))) found.add('MARKUP');
   for (const token of reading.tokens)
-    if (!tokenVouched(token, vouched, allowlist)) found.add(VIOLATION_OF[token.kind]);
+    if (!tokenVouched(token, reading, vouched, allowlist)) found.add(VIOLATION_OF[token.kind]);
   for (const span of reading.spans) if (!commandVouched(span, vouched.commands)) found.add('COMMAND');
+  for (const span of reading.writtenSpans)
+    if (!commandVouched(span, vouched.writtenCommands)) found.add('COMMAND');
 }
 
 /**
@@ -199,8 +241,6 @@ const SIDE_EFFECT = new RegExp(
 );
 
 /** Whether an action changes a system (English or Chinese); such an action always needs a human's go-ahead. */
-
-/** Whether an action changes a system (English or Chinese); such an action always needs a human's go-ahead. */
 export function changesSystems(action: string): boolean {
   return SIDE_EFFECT.test(action);
 }
@@ -222,22 +262,45 @@ export function isPlainProse(text: string, read: Reader = reader()): boolean {
   );
 }
 
-/** The draft with every action that changes a system or is not plain prose forced to need confirmation. */
+/** Verbs of a step that only looks (English, Chinese), after an optional "please" / "first" (请, 先). */
+const LOOKING =
+  /^(?:(?:please|first)\b[,\s]*)*(?:check|inspect|review|verify|look|view|read|monitor|watch|observe|compare|examine|investigate|confirm|query|search|list|count|measure|trace|correlate|collect|gather|identify|locate|find|analy[sz]e|audit)\b|^(?:请|先)?(?:查看|检查|核对|核查|确认|观察|监控|对比|比对|排查|分析|定位|收集|统计|查询|搜索|检索|追踪|跟踪|复核|审查)/iu;
+/** A second step joined to the first: a list, a clause, or a word that chains actions. */
+const MORE_THAN_ONE_STEP =
+  /[,;:，；：、]|\b(?:and|or|then|also|after|before|afterwards|plus|while)\b|以及|并且|然后|之后|同时|再|和|或|并/iu;
+
+/**
+ * Whether an action is one step that only looks (check, inspect, compare, 查看, 核对…): a closed set of
+ * verbs, so a step that does anything else — power off, turn off, install, set, 停服 — is not one,
+ * whatever word it uses.
+ */
+export function onlyLooks(action: string): boolean {
+  const text = action.trim();
+  return LOOKING.test(text) && !MORE_THAN_ONE_STEP.test(text);
+}
+
+/**
+ * The draft with every action forced to need confirmation unless it is one plain-prose step that only
+ * looks and names no change: when unsure, a human confirms.
+ */
 export function enforceHumanConfirmation(draft: Draft, read: Reader = reader()): Draft {
   return {
     ...draft,
     action_plan: draft.action_plan.map((item) =>
-      changesSystems(item.action) || !isPlainProse(item.action, read)
+      changesSystems(item.action) || !onlyLooks(item.action) || !isPlainProse(item.action, read)
         ? { ...item, requires_human_confirmation: true }
         : item,
     ),
   };
 }
 
-/** Every user-visible text of a draft (what the report releases besides the references). */
+/** Every user-visible text of a draft (what the report releases besides the references), its ids included. */
 export function draftTexts(draft: Draft): string[] {
   return [
-    ...(draft.conclusion ? [draft.conclusion.text] : []),
+    ...(draft.conclusion ? [draft.conclusion.text, ...draft.conclusion.based_on_analysis_ids] : []),
+    ...draft.analysis.map((item) => item.analysis_id),
+    ...draft.action_plan.flatMap((item) => item.based_on_analysis_ids),
+    ...draft.recommendations.flatMap((item) => item.based_on_analysis_ids),
     ...draft.analysis.map((item) => item.text),
     ...draft.action_plan.map((item) => item.action),
     ...draft.recommendations.map((item) => item.text),

@@ -1,5 +1,6 @@
 import {
   commandReading,
+  displayedReading,
   hiddenControlsIn,
   normaliseForRelease,
   revealHiddenControls,
@@ -28,6 +29,19 @@ describe('normaliseForRelease (the canonical reading)', () => {
   });
 });
 
+describe('displayedReading (what a browser takes a host as)', () => {
+  it.each<[string, string, string]>([
+    ['fullwidth letters fold (NFKC), as IDNA maps them', 'ｅｖｉｌ．ｃｏｍ', 'evil.com'],
+    ['an ideographic full stop between labels is a dot', 'evil\u3002com', 'evil.com'],
+    ['a hidden character is dropped, as UTS #46 does', 'ev\u200bil.com', 'evil.com'],
+    ['a Cyrillic look-alike stays what it is', 'c\u043erp.com', 'c\u043erp.com'],
+    ['an entity stays text', '&#104;ttps://corp.com', '&#104;ttps://corp.com'],
+    ['a defanged link stays defanged', 'hxxps://corp[.]com', 'hxxps://corp[.]com'],
+  ])('%s', (_name, input, expected) => {
+    expect(displayedReading(input)).toBe(expected);
+  });
+});
+
 describe('hiddenControlsIn', () => {
   it.each<[string, boolean]>([
     ['plain text', false],
@@ -48,6 +62,15 @@ describe('hiddenControlsIn', () => {
     ['a\u{e0061}b', true],
     ['a&#8238;b', true],
     ['a&#x200B;b', true],
+    ['a&#000000008238;b (leading zeros, as a browser reads them)', true],
+    // Unicode's format and default-ignorable characters, not a hand-made list: these were missing from one.
+    ['a\u{1bca0}b (shorthand format letter overlap)', true],
+    ['a\u{1d173}b (musical symbol begin beam)', true],
+    ['a\ufff9b (interlinear annotation anchor)', true],
+    ['a\u180eb (Mongolian vowel separator)', true],
+    ['a\u{e0100}b (variation selector 17)', true],
+    ['a\u{e0fff}b (an unassigned default-ignorable)', true],
+    ['中文。English，数字１２３', false],
   ])('%j -> %s', (text, expected) => {
     expect(hiddenControlsIn(text)).toBe(expected);
   });
@@ -78,6 +101,10 @@ describe('commandReading', () => {
     ['a brace list', '{rm,-rf,/}', 'rm -rf /'],
     ['a line continuation', 'rm \\\n-rf /', 'rm -rf /'],
     ['a SQL comment', 'DELETE/**/FROM biz_order', 'DELETE FROM biz_order'],
+    // MySQL and MariaDB run what a versioned comment holds: its contents are read, never deleted.
+    ['a versioned comment', '/*!50000 DROP TABLE biz_order */', 'DROP TABLE biz_order'],
+    ["MariaDB's versioned comment", '/*M!100100 TRUNCATE TABLE payment */', 'TRUNCATE TABLE payment'],
+    ['a plain comment holding a statement', 'SELECT 1 /* ; DELETE FROM biz_order */', 'DELETE FROM biz_order'],
     ['a quoted keyword', '"DELETE" FROM biz_order', 'DELETE FROM biz_order'],
     ['base64 decoded and appended', 'echo cm0gLXJmIC8= | base64 -d', 'rm -rf /'],
     ['hex decoded and appended', 'PREPARE s FROM 0x44524f50205441424c452078', 'DROP TABLE x'],

@@ -42,15 +42,15 @@ const NAMED_ENTITIES: Record<string, string> = {
 };
 
 /**
- * Characters that change how a text displays, or hide inside it, without being seen: bidi embeddings,
- * overrides, isolates and marks, zero-width spaces and joiners, soft hyphens, invisible operators,
- * variation selectors, tag characters and the Hangul fillers. Removing lone joiners and variation
- * selectors is the point here, so the class holds them on purpose.
+ * Characters that change how a text displays, or hide inside it, without being seen: every Unicode
+ * format character (bidi embeddings, overrides, isolates and marks, zero-width spaces and joiners, soft
+ * hyphens, invisible operators, tag characters, interlinear annotation, shorthand format controls…) and
+ * every default-ignorable code point (variation selectors, Hangul fillers, and the ranges Unicode keeps
+ * ignorable for characters not yet assigned). Chosen by Unicode's own properties, not listed by hand:
+ * a renderer drops what Unicode calls ignorable, whichever one a list would have missed.
  */
-const HIDDEN_SOURCE = String.raw`[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]`;
-// eslint-disable-next-line no-misleading-character-class
+const HIDDEN_SOURCE = String.raw`[\p{Default_Ignorable_Code_Point}\p{Cf}]`;
 const HIDDEN = new RegExp(HIDDEN_SOURCE, 'gu');
-// eslint-disable-next-line no-misleading-character-class
 const HAS_HIDDEN = new RegExp(HIDDEN_SOURCE, 'u');
 
 /** Whether a text holds a bidi control or an invisible character (after entity decoding and NFKC). */
@@ -67,7 +67,8 @@ export function revealHiddenControls(text: string): string {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,8}));?/giu, (whole, dec, hex, name) => {
+  // Any number of leading zeros, as browsers read them (`&#0000000106;` is `j`).
+  return text.replace(/&(?:#0*(\d{1,7})|#x0*([0-9a-f]{1,6})|([a-z]{2,8}));?/giu, (whole, dec, hex, name) => {
     if (dec !== undefined || hex !== undefined) {
       const code = dec !== undefined ? Number(dec) : parseInt(hex as string, 16);
       return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
@@ -106,6 +107,16 @@ const SPACED_TAG = new RegExp(String.raw`<\s*(\/?)\s*(${DANGEROUS_TAGS})\b`, 'gi
 const IDEOGRAPHIC_DOT =
   /(?<=[A-Za-z0-9-])[\u3002\uff0e\uff61](?=[\p{L}\p{N}])|(?<=[\p{L}\p{N}])[\u3002\uff0e\uff61](?=[A-Za-z0-9])/gu;
 
+/**
+ * A text as a browser takes what it displays: NFKC and IDNA's ideographic dots, hidden characters dropped
+ * (UTS #46 maps them to nothing), but no look-alike folding, entity decoding or undoing of defanged
+ * spellings, which no browser or shell does. Provenance compares tokens in this reading too: a runbook
+ * or the allowlist vouches for `corp.com`, never for `cоrp.com` (Cyrillic о) that reads as it.
+ */
+export function displayedReading(text: string): string {
+  return text.normalize('NFKC').replace(HIDDEN, '').replace(IDEOGRAPHIC_DOT, '.');
+}
+
 export function normaliseForRelease(text: string): string {
   let out = decodeAll(text).normalize('NFKC').replace(HIDDEN, '');
   out = out.replace(CONFUSABLE_CANDIDATE, latinReading).replace(IDEOGRAPHIC_DOT, '.');
@@ -139,14 +150,15 @@ function decodedBlobs(text: string): string[] {
 }
 
 /**
- * The canonical reading as a shell or SQL client would read it, for the command rules only: SQL
- * comments and line continuations removed, quotes and escapes inside words dropped (`r''m`, `"DELETE"`),
- * `$IFS` read as a space, brace lists expanded to words, and hex or base64 blobs that decode to printable
- * text appended, so a command hidden in them is seen.
+ * The canonical reading as a shell or SQL client would read it, for the command rules only: SQL comment
+ * delimiters read as spaces with what they enclose kept (MySQL runs a versioned comment's contents, and
+ * nothing a reading deletes may escape the rules); line continuations removed, quotes and escapes
+ * inside words dropped (`r''m`, `"DELETE"`), `$IFS` read as a space, brace lists expanded to words, and hex
+ * or base64 blobs that decode to printable text appended, so a command hidden in them is seen.
  */
 export function commandReading(text: string, canonical: string = normaliseForRelease(text)): string {
   const read = canonical
-    .replace(/\/\*[\s\S]*?\*\//gu, ' ')
+    .replace(/\/\*(?:[!+]|M!)?\d*([\s\S]*?)\*\//gu, (_whole, inside: string) => (inside ? ` ${inside} ` : ' '))
     .replace(/\\\r?\n/gu, '')
     .replace(/\$\{?IFS\}?(?:\$\d)?/gu, ' ')
     .replace(/\{([^{}\s]*,[^{}\s]*)\}/gu, (_whole, list: string) => list.split(',').join(' '))

@@ -64,8 +64,12 @@ function canonicalLink(raw: string): { value: string; host?: string } {
 
 const SCHEME_LINK =
   /(?<![\w.+-])[a-z][a-z0-9+.-]{1,31}:(?:\/\/?|\\\\)[^\s<>"'`\])，。；、]+|(?<![\w.+-])(?:mailto|tel|sms|callto|javascript|vbscript|data|file|news|magnet|xmpp|skype|weixin|tg|whatsapp|slack|msteams|ms-[a-z-]+|intent):[^\s<>"'`\])，。；、]+|(?<![\w:/])\/\/[^\s<>"'`\])，。；、/]+[^\s<>"'`\])，。；、]*|\bwww\.[^\s<>"'`\])，。；、]+/giu;
+/**
+ * The target is matched atomically (`(?=(…))\1`: no backtracking into it) and what follows it is bounded,
+ * so a text of many unclosed `[a](` costs linear time, not a second per few kilobytes.
+ */
 const MARKDOWN_LINK =
-  /\[[^\]\n]{0,200}\]\(\s*<?([^)\s>]{1,2000})>?[^)]*\)|\[[^\]\n]{0,200}\]:\s*(\S{1,2000})/gu;
+  /\[[^\]\n]{0,200}\]\(\s*<?(?=([^)\s>]{1,2000}))\1>?[^)]{0,2000}\)|\[[^\]\n]{0,200}\]:\s*(?=(\S{1,2000}))\2/gu;
 /** A run of characters a host, address, port and path can be written with (after the canonical reading). */
 const ADDRESS_RUN = /[\p{L}\p{N}\p{M}_~%+-]+(?:[.:][\p{L}\p{N}\p{M}_~%+-]+)*(?:\/[^\s<>"'`)\]，。；、]*)?/gu;
 const EMAIL = /(?<![\p{L}\p{N}._%+'-])[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}\p{M}-]+(?:\.[\p{L}\p{N}\p{M}-]+)+/gu;
