@@ -91,7 +91,7 @@ describe('sql-check CLI (built)', () => {
       allowed: true,
       code: 'ALLOWED',
       message: 'The statement is allowed.',
-      normalized_sql: 'SELECT `order_id` FROM `biz_order` WHERE `order_id` = ? LIMIT 50',
+      normalized_sql: 'SELECT `order_id` FROM `order_db`.`biz_order` WHERE `order_id` = ? LIMIT 50',
     });
     const rejected = sqlCheck([
       '--config',

@@ -18,6 +18,29 @@ describe('function catalog', () => {
     expect(DEFAULT_ALLOWED_FUNCTIONS).not.toContain('SLEEP');
   });
 
+  it('models every function whose output size is set by a string argument by that argument, not as scalar', () => {
+    // Audited against MariaDB 10.11 with 1000-character strings in every argument position: only these can
+    // return more than their text argument (a format, count or length sets the size; passthrough ones such
+    // as IFNULL never do), and every `scalar` entry stayed under about 310 characters.
+    const followsAnArgument = [
+      'DATE_FORMAT',
+      'TIME_FORMAT',
+      'FROM_UNIXTIME',
+      'REPEAT',
+      'LPAD',
+      'RPAD',
+      'SPACE',
+      'REPLACE',
+      'CONCAT',
+      'CONCAT_WS',
+      'INSERT',
+    ];
+    expect(followsAnArgument.filter((name) => FUNCTION_CATALOG.get(name)?.cost === 'scalar')).toEqual([]);
+    expect(
+      ['DATE_FORMAT', 'TIME_FORMAT', 'FROM_UNIXTIME'].map((name) => FUNCTION_CATALOG.get(name)?.cost),
+    ).toEqual(['format', 'format', 'format']);
+  });
+
   const file = (functions: string) => `harness:
   mysql-tools:
     data-sources:

@@ -13,7 +13,10 @@ export type FunctionCost =
   | 'aggregate'
   /** No data argument: the clock. */
   | 'clock'
-  /** A number, date or time whatever the arguments' size. */
+  /**
+   * A number, date or time whatever the arguments' size (a number read from a long string is a double:
+   * at most about 310 characters). A function whose output size follows a string argument is never scalar.
+   */
   | 'scalar'
   /** No larger than its largest argument (case, trim, substring, null handling). */
   | 'passthrough'
@@ -35,7 +38,12 @@ export type FunctionCost =
   | 'pad'
   /** SPACE(n): n an integer literal ≤ MAX_PAD_LENGTH. */
   | 'space'
-  /** DATE_FORMAT(date, format): the format a literal or ?; bounded by the format's length. */
+  /**
+   * DATE_FORMAT/TIME_FORMAT/FROM_UNIXTIME(value, format): the format itself with its directives expanded
+   * (`%r` turns 2 characters into 11), so the format must be a string literal of at most
+   * MAX_FORMAT_LITERAL characters or a ? (a param is at most 1000 characters). FROM_UNIXTIME(ts), without
+   * a format, is a datetime.
+   */
   | 'format';
 
 export interface FunctionModel {
@@ -49,6 +57,8 @@ export const MAX_PAD_LENGTH = 1000;
 export const MAX_BOUNDED_TEXT = 1000;
 /** The longest search or replacement literal of REPLACE. */
 export const MAX_REPLACE_LITERAL = 100;
+/** The longest format literal of DATE_FORMAT/TIME_FORMAT/FROM_UNIXTIME; `'%Y-%m-%d %H:%i:%s'` has 17. */
+export const MAX_FORMAT_LITERAL = 100;
 
 const entries: [string, FunctionCost, boolean][] = [
   ['COUNT', 'aggregate', true],
@@ -79,7 +89,7 @@ const entries: [string, FunctionCost, boolean][] = [
   ['TIMESTAMPADD', 'scalar', true],
   ['DATEDIFF', 'scalar', true],
   ['UNIX_TIMESTAMP', 'scalar', true],
-  ['FROM_UNIXTIME', 'scalar', true],
+  ['FROM_UNIXTIME', 'format', true],
   ['IFNULL', 'passthrough', true],
   ['COALESCE', 'passthrough', true],
   ['NULLIF', 'passthrough', true],
@@ -159,7 +169,7 @@ const COST_TEXT: Record<FunctionCost, string> = {
   repeat: `growing; the count must be an integer literal ≤ ${MAX_REPEAT_COUNT}`,
   pad: `the length must be an integer literal ≤ ${MAX_PAD_LENGTH}`,
   space: `the length must be an integer literal ≤ ${MAX_PAD_LENGTH}`,
-  format: 'the format must be a literal or ?',
+  format: `as large as its format, which must be a string literal of at most ${MAX_FORMAT_LITERAL} characters or a ? (without a format, FROM_UNIXTIME is a datetime)`,
 };
 
 /** docs/query-mysql-functions.md, generated from the catalog; a spec fails when the file is stale. */
@@ -178,7 +188,9 @@ export function renderFunctionCatalog(): string {
     'a cost model for it: how the size of its output relates to its arguments. MariaDB does not check a',
     "statement's kill flag inside string functions, so nested growth (`REPLACE(REPLACE(?, 'x', ?), 'x', ?)`)",
     'would run past every time limit; a growing function therefore never takes the result of another',
-    'growing function, and its size arguments are bounded literals. An `allowed-functions` entry outside',
+    'growing function, and its size arguments are bounded literals. A function whose output follows one of',
+    'its string arguments (a format, a count, a length) is never taken as bounded by itself:',
+    '`FROM_UNIXTIME(ts, format)` is as large as its format. An `allowed-functions` entry outside',
     'these two tables stops start-up, naming it. Results are also capped while they are read',
     '(`HARNESS_MYSQL_MAX_RESULT_BYTES`): past the cap the statement is killed.',
     '',

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Parser } from 'node-sql-parser';
 import { parseMysqlToolsConfig } from './mysql-tools-config';
-import { checkSql, droppedWords, MAX_SQL_TOKENS, SQL_REJECTION_CODES } from './sql-policy';
+import { checkSql, droppedWords, MAX_LIMIT_OFFSET, MAX_SQL_TOKENS, SQL_REJECTION_CODES } from './sql-policy';
 
 interface CorpusEntry {
   sql: string;
@@ -104,13 +105,16 @@ describe('SQL policy red-team corpus 4 (scope, cost, connection state, resources
 
 describe('checkSql', () => {
   it.each([
-    ['SELECT order_id FROM biz_order', 'SELECT `order_id` FROM `biz_order` LIMIT 50'],
-    ['SELECT order_id FROM biz_order LIMIT 1000', 'SELECT `order_id` FROM `biz_order` LIMIT 50'],
-    ['SELECT order_id FROM biz_order LIMIT 7', 'SELECT `order_id` FROM `biz_order` LIMIT 7'],
-    ['SELECT order_id FROM biz_order LIMIT 10, 500', 'SELECT `order_id` FROM `biz_order` LIMIT 10, 50'],
+    ['SELECT order_id FROM biz_order', 'SELECT `order_id` FROM `order_db`.`biz_order` LIMIT 50'],
+    ['SELECT order_id FROM biz_order LIMIT 1000', 'SELECT `order_id` FROM `order_db`.`biz_order` LIMIT 50'],
+    ['SELECT order_id FROM biz_order LIMIT 7', 'SELECT `order_id` FROM `order_db`.`biz_order` LIMIT 7'],
+    [
+      'SELECT order_id FROM biz_order LIMIT 10, 500',
+      'SELECT `order_id` FROM `order_db`.`biz_order` LIMIT 10, 50',
+    ],
     [
       'SELECT order_id FROM biz_order LIMIT 500 OFFSET 10',
-      'SELECT `order_id` FROM `biz_order` LIMIT 50 OFFSET 10',
+      'SELECT `order_id` FROM `order_db`.`biz_order` LIMIT 50 OFFSET 10',
     ],
   ])('injects or lowers LIMIT: %s', (sql, normalized) => {
     expect(checkSql(sql, 0, source, MAX_ROWS)).toEqual({
@@ -202,22 +206,22 @@ describe('checkSql', () => {
     [
       'SELECT error_code, COUNT(*) AS n FROM payment_record GROUP BY error_code HAVING COUNT(*) > ? ORDER BY n DESC',
       1,
-      'SELECT `error_code`, COUNT(*) AS `n` FROM `payment_record` GROUP BY `error_code` HAVING COUNT(*) > ? ORDER BY `n` DESC LIMIT 50',
+      'SELECT `error_code`, COUNT(*) AS `n` FROM `order_db`.`payment_record` GROUP BY `error_code` HAVING COUNT(*) > ? ORDER BY `n` DESC LIMIT 50',
     ],
     [
       'SELECT order_id FROM biz_order WHERE created_at >= NOW() - INTERVAL 30 MINUTE',
       0,
-      'SELECT `order_id` FROM `biz_order` WHERE `created_at` >= NOW() - INTERVAL 30 MINUTE LIMIT 50',
+      'SELECT `order_id` FROM `order_db`.`biz_order` WHERE `created_at` >= NOW() - INTERVAL 30 MINUTE LIMIT 50',
     ],
     [
       'SELECT COUNT(*) AS n FROM payment_record WHERE created_at >= CURRENT_TIMESTAMP - INTERVAL 1 DAY',
       0,
-      'SELECT COUNT(*) AS `n` FROM `payment_record` WHERE `created_at` >= CURRENT_TIMESTAMP - INTERVAL 1 DAY LIMIT 50',
+      'SELECT COUNT(*) AS `n` FROM `order_db`.`payment_record` WHERE `created_at` >= CURRENT_TIMESTAMP - INTERVAL 1 DAY LIMIT 50',
     ],
     [
       'SELECT COUNT(*) AS n FROM payment_record WHERE created_at >= DATE_SUB(NOW(), INTERVAL 1 HOUR)',
       0,
-      'SELECT COUNT(*) AS `n` FROM `payment_record` WHERE `created_at` >= DATE_SUB(NOW(), INTERVAL 1 HOUR) LIMIT 50',
+      'SELECT COUNT(*) AS `n` FROM `order_db`.`payment_record` WHERE `created_at` >= DATE_SUB(NOW(), INTERVAL 1 HOUR) LIMIT 50',
     ],
   ])('runs exactly what it checked: %s', (sql, params, normalized) => {
     expect(checkSql(sql, params, source, MAX_ROWS)).toEqual({
@@ -342,6 +346,242 @@ describe('checkSql: result columns that read a hidden column', () => {
     expect(checkSql(sql, params.length, hiding, MAX_ROWS)).toMatchObject({
       allowed: true,
       hiddenOutputs: hidden,
+    });
+  });
+});
+
+/** Round five: what runs must be what was checked, and names, sizes and offsets the server reads otherwise. */
+describe('SQL policy red-team round 5', () => {
+  const config = (schema: string, url: string, tables: string) =>
+    parseMysqlToolsConfig(
+      `harness:
+  mysql-tools:
+    data-sources:
+      shop:
+        url: ${url}
+        username: \${U}
+        password: \${P}
+        default-schema: ${schema}
+        allowed-schemas:
+          ${schema}:
+            tables:
+${tables}`,
+      'allowlist',
+      { U: 'u', P: 'p' },
+    )[0];
+  const hiding = config(
+    'shop',
+    'mysql://127.0.0.1:3306/shop',
+    `              customer:
+                columns: [id, name, phone, auth_code, status]
+                hidden-columns: [name]
+              task:
+                columns: [id, kind]
+`,
+  );
+  const sources = { default: source, hiding };
+  const check = (which: keyof typeof sources, sql: string, params = (sql.match(/\?/g) ?? []).length) =>
+    checkSql(sql, params, sources[which], MAX_ROWS);
+  const x100 = 'x'.repeat(100);
+  const KELVIN = '\u212a';
+
+  describe('H1: names the policy re-emits are plain ASCII identifiers', () => {
+    it.each([
+      // The red team's: a single-quoted alias carrying backticks became two select items when re-emitted.
+      ['hiding', "SELECT id AS 'a`, `name` AS `b' FROM customer"],
+      [
+        'hiding',
+        "SELECT id AS 'a`, LEFT(`phone`, 3) AS `p1`, SUBSTRING(`phone`, 4, 4) AS `p2`, RIGHT(`phone`, 4) AS `b' FROM customer",
+      ],
+      ['default', "SELECT order_id AS 'a`, `user_id` AS `b' FROM biz_order"],
+      // The same class: a bare quoted alias, a table alias, escaped backticks and quotes, look-alike letters.
+      ['hiding', "SELECT id 'i`, `auth_code` `c' FROM customer"],
+      ['hiding', "SELECT id FROM customer AS 'c`, `task'"],
+      ['hiding', 'SELECT id AS `a``b` FROM customer'],
+      ['hiding', "SELECT id AS `it's` FROM customer"],
+      ['hiding', "SELECT id AS 'tab\there' FROM customer"],
+      ['hiding', 'SELECT id AS ıd FROM customer'],
+    ])('%s: refuses %s', (which, sql) => {
+      expect(check(which as keyof typeof sources, sql)).toMatchObject({
+        allowed: false,
+        code: 'IDENTIFIER_NOT_ALLOWED',
+      });
+    });
+
+    it.each([
+      ['SELECT id AS customer_id, phone AS contact FROM customer', [1]],
+      ["SELECT id AS 'ident', name AS n FROM customer", [1]],
+      ['SELECT c.id AS `c_id$2` FROM customer AS `c`', []],
+    ])('allows plain aliases, and hides what the statement that runs reads: %s', (sql, hidden) => {
+      const result = check('hiding', sql);
+      expect(result).toMatchObject({ allowed: true, hiddenOutputs: hidden });
+      if (!result.allowed) return;
+      expect(check('hiding', result.normalizedSql)).toEqual(result);
+    });
+  });
+
+  describe('H1: every result comes from the check of the statement that runs', () => {
+    afterEach(() => jest.restoreAllMocks());
+    // A regenerated statement that differs from the tree it came from (what the quoted alias did), forged
+    // directly: whatever makes them differ, the difference is refused, never reported from the first tree.
+    it.each([
+      [
+        'more select items',
+        'SELECT id FROM customer WHERE name = ?',
+        'SELECT `id`, `name` FROM `shop`.`customer` WHERE `name` = ? LIMIT 50',
+      ],
+      [
+        'hidden items moved',
+        'SELECT id, name FROM customer',
+        'SELECT `name`, `id` FROM `shop`.`customer` LIMIT 50',
+      ],
+      [
+        'result names swapped',
+        'SELECT id AS a, status AS b FROM customer',
+        'SELECT `id` AS `b`, `status` AS `a` FROM `shop`.`customer` LIMIT 50',
+      ],
+    ])('%s', (_case, sql, forged) => {
+      jest.spyOn(Parser.prototype, 'sqlify').mockImplementationOnce(() => forged);
+      expect(check('hiding', sql)).toMatchObject({ allowed: false, code: 'UNSUPPORTED_SYNTAX' });
+    });
+  });
+
+  describe('H2: a function whose output follows a string argument bounds that argument', () => {
+    it.each([
+      [
+        'default',
+        `SELECT order_id FROM biz_order WHERE REPLACE(FROM_UNIXTIME(1, REPLACE(?, 'x', '${x100}')), 'x', 'yy') = ''`,
+      ],
+      [
+        'default',
+        `SELECT order_id FROM biz_order WHERE REPLACE(FROM_UNIXTIME(1, REPLACE(FROM_UNIXTIME(1, REPLACE(?, 'x', '${x100}')), 'x', '${x100}')), 'x', '') = ''`,
+      ],
+      ['default', 'SELECT FROM_UNIXTIME(1, error_code) AS f FROM payment_record'],
+      [
+        'default',
+        'SELECT CONCAT(FROM_UNIXTIME(1, CONCAT(error_code, ?)), FROM_UNIXTIME(1, CONCAT(channel, ?))) AS c FROM payment_record',
+      ],
+      [
+        'default',
+        "SELECT order_id FROM biz_order WHERE REPLACE(FROM_UNIXTIME(amount, CONCAT(payment_status, ?)), 'a', 'bb') = ?",
+      ],
+      ['default', `SELECT DATE_FORMAT(created_at, '${'%r'.repeat(51)}') AS d FROM biz_order`],
+      ['default', 'SELECT DATE_FORMAT(created_at, 12345) AS d FROM biz_order'],
+    ])('%s: refuses %s', (which, sql) => {
+      expect(check(which as keyof typeof sources, sql)).toMatchObject({
+        allowed: false,
+        code: 'FUNCTION_NOT_ALLOWED',
+      });
+    });
+
+    it.each([
+      'SELECT FROM_UNIXTIME(?) AS t FROM biz_order',
+      "SELECT FROM_UNIXTIME(?, '%Y-%m-%d') AS d FROM biz_order",
+      'SELECT FROM_UNIXTIME(1700000000, ?) AS d FROM biz_order',
+      "SELECT REPLACE(FROM_UNIXTIME(?, '%Y-%m-%d'), '-', '/') AS d FROM biz_order",
+      `SELECT DATE_FORMAT(created_at, '${'%r'.repeat(50)}') AS d FROM biz_order`,
+    ])('allows %s', (sql) => {
+      expect(check('default', sql)).toMatchObject({ allowed: true });
+    });
+  });
+
+  describe('M1: names are compared as the server compares them, so only ASCII ones are accepted', () => {
+    it.each([
+      // The red team's: JavaScript upper-cases ı to I and ſ to S; MariaDB calls a stored function.
+      "SELECT ıfnull(payment_status, 'x') AS s FROM biz_order",
+      'SELECT ıf(amount > 0, 1, 0) AS s FROM biz_order',
+      'SELECT mın(amount) AS s FROM biz_order',
+      'SELECT ſum(amount) AS s FROM biz_order',
+      'SELECT ſubstring(order_id, 1, 3) AS s FROM biz_order',
+      "SELECT concat_wſ('-', order_id, user_id) AS s FROM biz_order",
+      'SELECT order_id FROM biz_order WHERE created_at > date_ſub(NOW(), INTERVAL 1 DAY)',
+      // Other members of the class.
+      'SELECT rıght(order_id, 3) AS s FROM biz_order',
+      "SELECT coaleſce(payment_status, 'x') AS s FROM biz_order",
+    ])('refuses the function in %s', (sql) => {
+      expect(check('default', sql)).toEqual({
+        allowed: false,
+        code: 'FUNCTION_NOT_ALLOWED',
+        message: expect.stringContaining('plain ASCII'),
+      });
+    });
+
+    it.each([
+      // JavaScript lower-cases the Kelvin sign to k; MariaDB does not, so `Kind` is no column `kind` there.
+      ['hiding', `SELECT \`${KELVIN}ind\` FROM task`],
+      ['hiding', `SELECT \`${KELVIN}\`.id FROM task AS \`${KELVIN}\``],
+      ['default', 'SELECT ı.order_id FROM biz_order ı'],
+      ['default', 'SELECT order_ıd FROM biz_order'],
+      ['default', 'SELECT order_id FROM `order_db`.`bız_order`'],
+    ])('%s: refuses the identifier in %s', (which, sql) => {
+      expect(check(which as keyof typeof sources, sql)).toMatchObject({
+        allowed: false,
+        code: 'IDENTIFIER_NOT_ALLOWED',
+      });
+    });
+  });
+
+  describe('M2: tables are schema-qualified in the statement that runs', () => {
+    const ops = config(
+      'shop_ops',
+      'mysql://127.0.0.1:3306/shop',
+      `              user_account:
+                columns: [user_id]
+`,
+    );
+    it.each([
+      // The red team's: the url names another database than default-schema.
+      ['SELECT user_id FROM user_account', ops, 'SELECT `user_id` FROM `shop_ops`.`user_account` LIMIT 50'],
+      [
+        'SELECT u.user_id FROM user_account u',
+        ops,
+        'SELECT `u`.`user_id` FROM `shop_ops`.`user_account` AS `u` LIMIT 50',
+      ],
+      [
+        'SELECT o.order_id, i.severity FROM biz_order o INNER JOIN ops_db.incident i ON i.incident_id = o.order_id',
+        source,
+        'SELECT `o`.`order_id`, `i`.`severity` FROM `order_db`.`biz_order` AS `o` INNER JOIN `ops_db`.`incident` AS `i` ON `i`.`incident_id` = `o`.`order_id` LIMIT 50',
+      ],
+      [
+        'SELECT biz_order.order_id FROM biz_order',
+        source,
+        'SELECT `biz_order`.`order_id` FROM `order_db`.`biz_order` LIMIT 50',
+      ],
+    ])('%s', (sql, dataSource, normalized) => {
+      expect(checkSql(sql, 0, dataSource, MAX_ROWS)).toEqual({
+        allowed: true,
+        normalizedSql: normalized,
+        placeholders: 0,
+        hiddenOutputs: [],
+      });
+    });
+  });
+
+  describe('L1: OFFSET is bounded', () => {
+    it.each([
+      'SELECT order_id FROM biz_order LIMIT 4294967295, 50',
+      'SELECT order_id FROM biz_order LIMIT 50 OFFSET 4294967295',
+      `SELECT order_id FROM biz_order LIMIT ${MAX_LIMIT_OFFSET + 1}, 5`,
+      `SELECT order_id FROM biz_order LIMIT 5 OFFSET ${MAX_LIMIT_OFFSET + 1}`,
+    ])('refuses %s', (sql) => {
+      expect(check('default', sql)).toEqual({
+        allowed: false,
+        code: 'OFFSET_TOO_LARGE',
+        message: expect.stringContaining(`at most ${MAX_LIMIT_OFFSET}`),
+      });
+    });
+
+    it.each([
+      [`SELECT order_id FROM biz_order LIMIT ${MAX_LIMIT_OFFSET}, 5`, `LIMIT ${MAX_LIMIT_OFFSET}, 5`],
+      [
+        `SELECT order_id FROM biz_order LIMIT 5 OFFSET ${MAX_LIMIT_OFFSET}`,
+        `LIMIT 5 OFFSET ${MAX_LIMIT_OFFSET}`,
+      ],
+    ])('allows %s', (sql, limit) => {
+      expect(check('default', sql)).toMatchObject({
+        allowed: true,
+        normalizedSql: expect.stringContaining(limit),
+      });
     });
   });
 });

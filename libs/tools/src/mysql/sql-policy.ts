@@ -2,6 +2,7 @@ import { Parser } from 'node-sql-parser';
 import {
   FUNCTION_CATALOG,
   MAX_BOUNDED_TEXT,
+  MAX_FORMAT_LITERAL,
   MAX_PAD_LENGTH,
   MAX_REPEAT_COUNT,
   MAX_REPLACE_LITERAL,
@@ -41,6 +42,8 @@ export const SQL_REJECTION_CODES = [
   'OPERATOR_NOT_ALLOWED',
   'PLACEHOLDER_MISMATCH',
   'LIMIT_NOT_LITERAL',
+  'OFFSET_TOO_LARGE',
+  'IDENTIFIER_NOT_ALLOWED',
   'UNSUPPORTED_SYNTAX',
 ] as const;
 export type SqlRejectionCode = (typeof SQL_REJECTION_CODES)[number];
@@ -67,6 +70,11 @@ export const MAX_PAREN_DEPTH = 16;
 export const MAX_PREFIX_OPERATOR_RUN = 3;
 export const MAX_AST_DEPTH = 64;
 export const MAX_AST_NODES = 4000;
+/**
+ * LIMIT bounds the rows returned, not the rows the server reads and throws away before them: an OFFSET of
+ * 4294967295 makes every call scan until the statement time limit. Paging deeper than this is a WHERE's job.
+ */
+export const MAX_LIMIT_OFFSET = 10_000;
 
 const WRITE_TYPES = new Set([
   'insert',
@@ -309,6 +317,37 @@ function identifier(value: unknown): string | null {
   return null;
 }
 
+/**
+ * The only names the policy accepts for schemas, tables, columns and aliases: plain ASCII, as in the
+ * allowlist file. sqlify re-emits a name inside backticks without escaping it (a quoted alias holding a
+ * backtick became SQL), and outside ASCII JavaScript's case folding is not the server's (the Kelvin sign
+ * lower-cases to k here, not there), so any other name could be checked as one thing and run as another.
+ */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,63}$/;
+const NAME_MESSAGE =
+  'Schema, table, column and alias names must be plain ASCII identifiers: letters, digits, _ and $, ' +
+  "not starting with a digit, at most 64 characters (AS order_count, not AS '订单数' or AS `a b`).";
+
+function plainName(value: unknown): string | null {
+  const name = identifier(value);
+  if (name !== null && !PLAIN_NAME.test(name)) reject('IDENTIFIER_NOT_ALLOWED', NAME_MESSAGE);
+  return name;
+}
+
+/**
+ * A built-in's name, upper-cased. Only ASCII: JavaScript upper-cases `ı` to I and `ſ` to S, so `ıfnull`
+ * would pass as IFNULL, while MariaDB calls a stored function of that name.
+ */
+function builtinName(raw: unknown): string {
+  const name = String(raw ?? '');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    reject(
+      'FUNCTION_NOT_ALLOWED',
+      'Function names must be plain ASCII (letters, digits, _): any other spelling is no built-in for the server.',
+    );
+  return name.toUpperCase();
+}
+
 function functionName(node: Node): string {
   const name = node.name;
   if (isNode(name) && Array.isArray(name.name)) {
@@ -321,9 +360,9 @@ function functionName(node: Node): string {
         'FUNCTION_NOT_ALLOWED',
         'Quoted function names are not allowed; write the built-in name unquoted.',
       );
-    return String(part.value ?? '').toUpperCase();
+    return builtinName(part.value);
   }
-  return String(name ?? '').toUpperCase();
+  return builtinName(name);
 }
 
 /**
@@ -334,8 +373,7 @@ type Size = 'const' | 'data' | 'grown';
 const SIZE_RANK: Record<Size, number> = { const: 0, data: 1, grown: 2 };
 const larger = (a: Size, b: Size): Size => (SIZE_RANK[a] >= SIZE_RANK[b] ? a : b);
 
-const isLiteralOrParam = (node: unknown): boolean =>
-  isNode(node) && (LITERALS.has(String(node.type)) || (node.type === 'origin' && node.value === '?'));
+const isParam = (node: unknown): boolean => isNode(node) && node.type === 'origin' && node.value === '?';
 
 function integerLiteral(node: unknown): number | null {
   return isNode(node) && node.type === 'number' && Number.isInteger(node.value)
@@ -423,11 +461,24 @@ function functionSize(name: string, args: unknown[], sizes: Size[]): Size {
     case 'space':
       boundedCount(args[0], MAX_PAD_LENGTH);
       return 'const';
-    case 'format':
-      if (!isLiteralOrParam(args[1]))
-        reject('FUNCTION_NOT_ALLOWED', `${name} takes a literal or ? as its format. ${COST_MESSAGE}`);
+    case 'format': {
+      // Without a format (FROM_UNIXTIME(ts)) the value is a datetime.
+      if (args.length < 2) return 'const';
+      const format = stringLiteral(args[1]);
+      if (!isParam(args[1]) && (format === null || [...format].length > MAX_FORMAT_LITERAL))
+        reject(
+          'FUNCTION_NOT_ALLOWED',
+          `${name} takes a string literal of at most ${MAX_FORMAT_LITERAL} characters or a ? as its format. ${COST_MESSAGE}`,
+        );
       return 'const';
+    }
   }
+}
+
+/** The name a select item's result column gets: its alias, or the column it reads as is. */
+function resultName(column: Node): string | null {
+  const expr = isNode(column.expr) ? column.expr : {};
+  return identifier(column.as) ?? (expr.type === 'column_ref' ? identifier(expr.column) : null);
 }
 
 /** Walks one parsed SELECT against the data source allowlist, counting `?` placeholders. */
@@ -436,6 +487,8 @@ class SelectChecker {
   readonly warnings: string[] = [];
   /** Select items whose expression reads a hidden column, by position. */
   readonly hiddenOutputs: number[] = [];
+  /** Per select item, the name its result column gets from the statement (its alias or column), or null. */
+  readonly resultNames: (string | null)[] = [];
   private readsHidden = false;
   private readonly scope: ScopeTable[] = [];
   private readonly selectAliases = new Set<string>();
@@ -470,7 +523,7 @@ class SelectChecker {
       : reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
     for (const column of columns) {
       if (!isNode(column)) reject('UNSUPPORTED_SYNTAX', 'Unsupported select list item.');
-      const alias = identifier(column.as);
+      const alias = plainName(column.as);
       if (alias) this.selectAliases.add(alias);
     }
     // Any select item that reads a hidden column is hidden whole, whatever it computes or is called:
@@ -479,8 +532,9 @@ class SelectChecker {
       this.readsHidden = false;
       this.expression(column.expr, 'select');
       if (this.readsHidden) this.hiddenOutputs.push(index);
+      this.resultNames.push(resultName(column));
     });
-    this.warnDuplicateNames(columns as Node[]);
+    this.warnDuplicateNames();
     (ast.from as Node[]).forEach((item, index) => {
       if (index === 0) return;
       this.visible = index + 1;
@@ -508,13 +562,9 @@ class SelectChecker {
    * Result columns that share a name (`o.status, p.status`) are all returned, qualified with their table
    * alias; a distinct alias reads better, so sql-check says so.
    */
-  private warnDuplicateNames(columns: Node[]): void {
+  private warnDuplicateNames(): void {
     const counts = new Map<string, number>();
-    for (const column of columns) {
-      const expr = isNode(column.expr) ? column.expr : {};
-      const name = identifier(column.as) ?? (expr.type === 'column_ref' ? identifier(expr.column) : null);
-      if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
-    }
+    for (const name of this.resultNames) if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
     for (const [name, count] of counts) {
       if (count > 1)
         this.warnings.push(
@@ -552,8 +602,8 @@ class SelectChecker {
         if (!['db', 'table', 'as', 'join', 'on', 'using'].includes(key) && item[key])
           reject('UNSUPPORTED_SYNTAX', 'Unsupported table reference (index hints, partitions, ...).');
       }
-      const table = identifier(item.table)!;
-      const schema = identifier(item.db) ?? this.source.defaultSchema;
+      const table = plainName(item.table)!;
+      const schema = plainName(item.db) ?? this.source.defaultSchema;
       if (SYSTEM_SCHEMAS.has(schema.toLowerCase()))
         reject('METADATA_NOT_ALLOWED', 'System schemas (information_schema, mysql, ...) are not allowed.');
       const allowedTables =
@@ -568,7 +618,7 @@ class SelectChecker {
           'TABLE_NOT_ALLOWED',
           `Table ${schema}.${table} is not allowlisted. ${allowedTablesText(this.source)}`,
         );
-      const alias = identifier(item.as) ?? table;
+      const alias = plainName(item.as) ?? table;
       // Case-insensitive: servers with lower_case_table_names fold aliases, and two aliases that differ
       // only in case must not resolve differently here and there.
       if (this.scope.some((entry) => entry.alias.toLowerCase() === alias.toLowerCase()))
@@ -654,7 +704,7 @@ class SelectChecker {
       case 'star':
         return reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * is not allowed.');
       case 'aggr_func': {
-        const name = String(value.name).toUpperCase();
+        const name = builtinName(value.name);
         this.allowFunction(name);
         const args = isNode(value.args) ? value.args : reject('UNSUPPORTED_SYNTAX', 'Unsupported aggregate.');
         for (const key of Object.keys(args)) {
@@ -737,8 +787,9 @@ class SelectChecker {
     const column = identifier(node.column);
     if (!column) return reject('UNSUPPORTED_SYNTAX', 'Unsupported column reference.');
     if (column === '*') reject('STAR_NOT_ALLOWED', 'List the columns explicitly; * and t.* are not allowed.');
-    const qualifier = identifier(node.table);
-    const schema = identifier(node.db ?? node.schema);
+    plainName(column);
+    const qualifier = plainName(node.table);
+    const schema = plainName(node.db ?? node.schema);
     const scope = this.scope.slice(0, this.visible);
     if (qualifier) {
       const entry =
@@ -844,7 +895,18 @@ function limitValue(node: unknown): number {
   return node.value as number;
 }
 
-/** Injects LIMIT maxRows, or lowers a larger one, keeping any offset. */
+function offsetValue(node: unknown): number {
+  const offset = limitValue(node);
+  if (offset > MAX_LIMIT_OFFSET)
+    reject(
+      'OFFSET_TOO_LARGE',
+      `OFFSET may be at most ${MAX_LIMIT_OFFSET}: the server reads every skipped row. Narrow the WHERE ` +
+        '(a time window, a key range) instead of paging deep.',
+    );
+  return offset;
+}
+
+/** Injects LIMIT maxRows, or lowers a larger one, keeping any offset up to MAX_LIMIT_OFFSET. */
 function capLimit(ast: Node, maxRows: number): void {
   const limit = isNode(ast.limit) ? ast.limit : null;
   const values = limit && Array.isArray(limit.value) ? (limit.value as unknown[]) : [];
@@ -859,27 +921,45 @@ function capLimit(ast: Node, maxRows: number): void {
   } else if (values.length === 2 && separator === ',') {
     ast.limit = {
       seperator: ',',
-      value: [number(limitValue(values[0])), number(Math.min(limitValue(values[1]), maxRows))],
+      value: [number(offsetValue(values[0])), number(Math.min(limitValue(values[1]), maxRows))],
     };
   } else if (values.length === 2 && separator.toLowerCase() === 'offset') {
     ast.limit = {
       seperator: 'offset',
-      value: [number(Math.min(limitValue(values[0]), maxRows)), number(limitValue(values[1]))],
+      value: [number(Math.min(limitValue(values[0]), maxRows)), number(offsetValue(values[1]))],
     };
   } else {
     reject('LIMIT_NOT_LITERAL', 'Unsupported LIMIT form.');
   }
 }
 
+/**
+ * Writes every table schema-qualified, in the schema the policy resolved it in. Otherwise the server
+ * resolves an unqualified table in the session's current database, which is the url's database when the
+ * url names one, and nothing makes that default-schema. Qualifying (rather than refusing such a config at
+ * start-up) makes the statement mean the same on any connection, and sql-check shows exactly what runs.
+ */
+function qualifyTables(ast: Node, source: MysqlDataSourceConfig): void {
+  for (const item of ast.from as Node[]) item.db = identifier(item.db) ?? source.defaultSchema;
+}
+
 const parser = new Parser();
 const DIALECT = { database: 'MySQL' };
+
+interface CheckedStatement {
+  normalizedSql: string;
+  placeholders: number;
+  hiddenOutputs: number[];
+  resultNames: (string | null)[];
+  warnings: string[];
+}
 
 function checkOnce(
   sql: string,
   paramCount: number,
   source: MysqlDataSourceConfig,
   maxRows: number,
-): { normalizedSql: string; placeholders: number; hiddenOutputs: number[]; warnings: string[] } {
+): CheckedStatement {
   if (sql.trim() === '') reject('SQL_EMPTY', 'The SQL is empty.');
   if (sql.length > MAX_SQL_LENGTH)
     reject('SQL_TOO_LONG', `The SQL is longer than ${MAX_SQL_LENGTH} characters.`);
@@ -907,6 +987,7 @@ function checkOnce(
   const checker = new SelectChecker(source);
   checker.check(ast);
   capLimit(ast, maxRows);
+  qualifyTables(ast, source);
   if (checker.placeholders !== paramCount) {
     reject(
       'PLACEHOLDER_MISMATCH',
@@ -917,14 +998,20 @@ function checkOnce(
     normalizedSql: parser.sqlify(ast as never, DIALECT),
     placeholders: checker.placeholders,
     hiddenOutputs: checker.hiddenOutputs,
+    resultNames: checker.resultNames,
     warnings: checker.warnings,
   };
 }
 
+const sameList = <T>(a: readonly T[], b: readonly T[]): boolean =>
+  a.length === b.length && a.every((value, index) => value === b[index]);
+
 /**
  * The read-only SQL policy of query_mysql, on the AST and fail-closed. What runs is the
  * regenerated SQL, never the original text; a statement whose regenerated form does not check out to
- * itself again is something the parser cannot fully represent, and is refused.
+ * itself again is something the parser cannot fully represent, and is refused. Everything returned
+ * (hidden positions, warnings) comes from the check of the regenerated SQL, the statement that runs; the
+ * first check only produces it, and must agree with it item by item.
  */
 export function checkSql(
   sql: string,
@@ -936,12 +1023,23 @@ export function checkSql(
     const first = checkOnce(sql, paramCount, source, maxRows);
     if (droppedWords(sql, first.normalizedSql).length > 0)
       reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
-    const second = checkOnce(first.normalizedSql, paramCount, source, maxRows);
-    if (second.normalizedSql !== first.normalizedSql) {
+    const final = checkOnce(first.normalizedSql, paramCount, source, maxRows);
+    // One result name per select item: equal lists also mean as many result columns as were checked.
+    if (
+      final.normalizedSql !== first.normalizedSql ||
+      !sameList(final.resultNames, first.resultNames) ||
+      !sameList(final.hiddenOutputs, first.hiddenOutputs)
+    ) {
       reject('UNSUPPORTED_SYNTAX', 'The SQL uses syntax that cannot be checked exactly; simplify it.');
     }
-    const { warnings, ...checked } = first;
-    return { allowed: true, ...checked, ...(warnings.length > 0 ? { warnings } : {}) };
+    const { normalizedSql, placeholders, hiddenOutputs, warnings } = final;
+    return {
+      allowed: true,
+      normalizedSql,
+      placeholders,
+      hiddenOutputs,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   } catch (error) {
     if (error instanceof Rejection) return { allowed: false, code: error.code, message: error.message };
     return {
