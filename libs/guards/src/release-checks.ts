@@ -41,26 +41,31 @@ const DANGEROUS_MARKUP =
 const MARKUP = /<!--|<!\[CDATA\[|<\?xml|<\/?[a-z][a-z0-9-]*(?:\s+[^<>]*)?\/?>/giu;
 
 const CREDENTIAL =
-  /api[\s_-]?key|access[\s_-]?key|secret|password|passwd|passcode|passphrase|\bpin\b|token|credential|private[\s_-]?key|ssh[\s_-]?key|id_rsa|id_ed25519|cookie|session[\s_-]?id|one[\s-]?time[\s-]?(?:code|password)|\botp\b|\b[m2]fa\b|two[\s-]?factor|multi[\s-]?factor|(?:verification|auth(?:entication|enticator)?|security|login|sms|recovery|backup)[\s_-]?codes?|seed[\s-]?phrase|mnemonic|recovery[\s-]?phrase|验证码|动态码|校验码|安全码|短信码|密钥|密码|口令|令牌|凭证|凭据|私钥|助记词/iu;
+  /api[\s_-]?key|access[\s_-]?key|secret|pass[\s_-]?word|passwd|\bpwd\b|\bcreds?\b|passcode|passphrase|\bpin\b|token|credential|private[\s_-]?key|ssh[\s_-]?key|id_rsa|id_ed25519|cookie|session[\s_-]?id|one[\s-]?time[\s-]?(?:code|password)|\botp\b|\b[m2]fa\b|two[\s-]?factor|multi[\s-]?factor|(?:verification|auth(?:entication|enticator)?|security|login|sms|recovery|backup)[\s_-]?codes?|seed[\s-]?phrase|mnemonic|recovery[\s-]?phrase|验证码|动态码|校验码|安全码|短信码|密钥|密码|口令|令牌|凭证|凭据|私钥|助记词/iu;
 const SECOND_PERSON = /\byour?\b|\byou'?re\b|您|你/iu;
 const SOLICIT_WORDS =
   'paste|send|enter|type|share|provide|submit|post|upload|e-?mail|forward|give|tell|reply|input|disclose|dm|message|hand\\s+over';
 const SOLICIT = new RegExp(
-  String.raw`\b(?:${SOLICIT_WORDS})\b|粘贴|发送|发给|提供|输入|提交|上传|告诉|填写|回复`,
+  String.raw`\b(?:${SOLICIT_WORDS})\b|粘贴|发送|发给|发到|发至|私信|转发|交给|贴到|提供|输入|提交|上传|告诉|告知|填写|回复`,
   'iu',
 );
-/** A request, not an observation: a modal or "please" before the verb, or the sentence opens with it. */
+/**
+ * A request, not an observation: a modal or "please" before the verb, or a clause that opens with it
+ * (at the sentence's start or after a leading clause: "To proceed, send …"), or a Chinese imperative.
+ */
 const DIRECTIVE = new RegExp(
-  String.raw`\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+(?:required|asked|expected)\s+to|are\s+(?:required|asked|expected)\s+to|please|kindly)\b[^.!?\n]{0,40}?\b(?:${SOLICIT_WORDS})\b|^\s*(?:now\s+|then\s+|first\s+|immediately\s+)?(?:${SOLICIT_WORDS})\b|必须|需要|务必|请`,
+  String.raw`\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+(?:required|asked|expected)\s+to|are\s+(?:required|asked|expected)\s+to|please|pls|plz|kindly)\b[^.!?\n]{0,40}?\b(?:${SOLICIT_WORDS})\b|(?:^|[,:;，：；])\s*(?:now\s+|then\s+|first\s+|immediately\s+)?(?:${SOLICIT_WORDS})\b|必须|需要|务必|请|^\s*把`,
   'iu',
 );
+/** Sentence ends: `e.g. your password` is one sentence; a dot ends one only before a capital or the end. */
+const SENTENCE_END = /[!?。！？\n]+|\.(?=\s+[A-Z\p{Script=Han}]|\s*$)/u;
 
 const flatten = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 function credentialRequested(text: string): boolean {
   if (!CREDENTIAL.test(text)) return false;
   return text
-    .split(/[.!?。！？\n]+/u)
+    .split(SENTENCE_END)
     .some(
       (sentence) =>
         CREDENTIAL.test(sentence) &&

@@ -206,7 +206,19 @@ export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): strin
 }
 
 /** Words after which a command may start: a reader is being told to run what follows. */
-const LEAD_WORDS = new Set(['run', 'execute', 'exec', 'use', 'using', 'with', 'via', 'try', 'type', 'enter', 'invoke']);
+const LEAD_WORDS = new Set([
+  'run',
+  'execute',
+  'exec',
+  'use',
+  'using',
+  'with',
+  'via',
+  'try',
+  'type',
+  'enter',
+  'invoke',
+]);
 
 /**
  * Where a command marked inside (INSIDE_SHAPES) may start: at the clause's start, or after a colon, a

@@ -24,6 +24,11 @@ describe('normaliseForRelease (the canonical reading)', () => {
     ['defanged scheme and dots', 'hxxps://evil[.]test', 'https://evil.test'],
     ['defanged at', 'ops (at) evil (dot) test', 'ops@evil.test'],
     ['spaced scheme', 'h t t p s : / / evil.test', 'https://evil.test'],
+    ['a dot spelled out', 'go to evil dot com slash reset', 'go to evil.com slash reset'],
+    ['a dot set apart', 'go to evil . com/reset', 'go to evil.com/reset'],
+    ['a Chinese dot word between labels', '访问 evil点com/reset', '访问 evil.com/reset'],
+    ['a middle dot between labels', 'go to evil·com', 'go to evil.com'],
+    ['a clock time in Chinese stays', '10点30分重启', '10点30分重启'],
   ])('%s', (_name, input, expected) => {
     expect(normaliseForRelease(input)).toBe(expected);
   });
@@ -104,7 +109,11 @@ describe('commandReading', () => {
     // MySQL and MariaDB run what a versioned comment holds: its contents are read, never deleted.
     ['a versioned comment', '/*!50000 DROP TABLE biz_order */', 'DROP TABLE biz_order'],
     ["MariaDB's versioned comment", '/*M!100100 TRUNCATE TABLE payment */', 'TRUNCATE TABLE payment'],
-    ['a plain comment holding a statement', 'SELECT 1 /* ; DELETE FROM biz_order */', 'DELETE FROM biz_order'],
+    [
+      'a plain comment holding a statement',
+      'SELECT 1 /* ; DELETE FROM biz_order */',
+      'DELETE FROM biz_order',
+    ],
     ['a quoted keyword', '"DELETE" FROM biz_order', 'DELETE FROM biz_order'],
     ['base64 decoded and appended', 'echo cm0gLXJmIC8= | base64 -d', 'rm -rf /'],
     ['hex decoded and appended', 'PREPARE s FROM 0x44524f50205441424c452078', 'DROP TABLE x'],

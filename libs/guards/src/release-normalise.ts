@@ -125,6 +125,8 @@ export function normaliseForRelease(text: string): string {
     .replace(/\bfxp\b/giu, 'ftp')
     .replace(/\s*(?:\[\s*(?:\.|dot)\s*\]|\(\s*(?:\.|dot)\s*\)|\{\s*(?:\.|dot)\s*\}|<\s*dot\s*>)\s*/giu, '.')
     .replace(/\s*(?:\[\s*(?:@|at)\s*\]|\(\s*(?:@|at)\s*\)|\{\s*(?:@|at)\s*\}|<\s*at\s*>)\s*/giu, '@')
+    // Dots spelled out or set apart between two labels: `evil dot com`, `evil . com`, `evil点com`, `evil·com`.
+    .replace(/(?<=[A-Za-z0-9])(?:\s+(?:dot|d0t)\s+|\s*[点·・•∙⋅]\s*|\s+\.\s+)(?=[A-Za-z])/giu, '.')
     .replace(/\[\s*:\s*\]/gu, ':')
     .replace(/\[\s*(:?\/\/)\s*\]/gu, '$1')
     .replace(SPACED_SCHEME, (match) => match.replace(/\s+/gu, ''))
@@ -158,7 +160,9 @@ function decodedBlobs(text: string): string[] {
  */
 export function commandReading(text: string, canonical: string = normaliseForRelease(text)): string {
   const read = canonical
-    .replace(/\/\*(?:[!+]|M!)?\d*([\s\S]*?)\*\//gu, (_whole, inside: string) => (inside ? ` ${inside} ` : ' '))
+    .replace(/\/\*(?:[!+]|M!)?\d*([\s\S]*?)\*\//gu, (_whole, inside: string) =>
+      inside ? ` ${inside} ` : ' ',
+    )
     .replace(/\\\r?\n/gu, '')
     .replace(/\$\{?IFS\}?(?:\$\d)?/gu, ' ')
     .replace(/\{([^{}\s]*,[^{}\s]*)\}/gu, (_whole, list: string) => list.split(',').join(' '))
