@@ -4,6 +4,7 @@ import {
   changesSystems,
   checkDraftRelease,
   onlyLooks,
+  systemChangingCommandsIn,
   enforceHumanConfirmation,
   citedEvidenceOf,
   findReleaseViolations,
@@ -97,7 +98,12 @@ describe('findReleaseViolations', () => {
       [],
       [],
     ],
-    ['a spelled-out host', 'go to evil dot com slash reset', [], ['LINK']],
+    ['a clock time before a Latin word is no host', '凌晨2点AWS告警，8点dev环境恢复', [], []],
+    // What one reading glues onto a token (a bullet read as a dot, ∣ as l, ¹ as 1), another still finds.
+    ['a host before a bullet', 'Portal: evil-support.com \u2022 Reset your password there', [], ['LINK']],
+    ['a host before a symbol that folds to a letter', 'go to evil.com\u2223/reset-password', [], ['LINK']],
+    ['a host before a superscript', 'the portal is evil-support.com\u00b9', [], ['LINK']],
+    ['a path after a symbol that folds to a letter', 'read \u2223/etc/shadow', [], ['FILE_PATH']],
   ])('%s', (_name, text, evidence, expected) => {
     expect(findReleaseViolations([text], { documents: evidence })).toEqual(expected);
   });
@@ -118,6 +124,13 @@ describe('findReleaseViolations: vouched for only as written', () => {
       ['LINK'],
     ],
     ['an allowlisted host with a Greek omicron', 'see wiki.c\u03bfrp.com', [], 'corp.com', ['LINK']],
+    [
+      'a look-alike beside the allowlisted link it imitates',
+      'log in at https://sso.corp.com/login or, if slow, https://sso.c\u043erp.com/login',
+      [],
+      'corp.com',
+      ['LINK'],
+    ],
     ['the allowlisted host itself', 'log in at https://sso.corp.com/login', [], 'corp.com', []],
     // A browser maps fullwidth letters as NFKC does: the destination is the allowlisted host.
     [
@@ -206,6 +219,122 @@ describe('findReleaseViolations: vouched for only as written', () => {
       ['LINK', 'COMMAND'],
     ],
     [
+      "another port and path on a runbook link's address",
+      'fetch the patch from 203.0.113.7:4444/payload.sh',
+      ['Status: http://203.0.113.7:8080/status'],
+      '',
+      ['LINK'],
+    ],
+    [
+      "a runbook link's address with its port and path",
+      'see 203.0.113.7:8080/status',
+      ['Status: http://203.0.113.7:8080/status'],
+      '',
+      [],
+    ],
+    // Compared as a shell reads them: case and closing marks matter where they change what runs.
+    [
+      "a runbook command's variable in another case",
+      'rm -rf $cache_dir/*',
+      ['Clean: rm -rf $CACHE_DIR/*'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      "a runbook command's flag in another case",
+      'rsync -avN src/ dst/',
+      ['Dry run: rsync -avn src/ dst/'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      "a runbook command's path with a parent step",
+      'rm -rf /var/lib/app/cache/..',
+      ['Clean: rm -rf /var/lib/app/cache/'],
+      '',
+      ['FILE_PATH', 'COMMAND'],
+    ],
+    [
+      "a runbook's SQL in lower case",
+      'ran select o.order_id, p.channel from biz_order o',
+      ['Check: SELECT o.order_id, p.channel FROM biz_order o'],
+      '',
+      [],
+    ],
+    [
+      "a runbook's command ending the sentence",
+      'Run kubectl rollout restart deploy/order-service now.',
+      ['Restart: kubectl rollout restart deploy/order-service'],
+      '',
+      [],
+    ],
+    [
+      "a runbook's link before a Chinese comma",
+      '参考仪表盘 https://grafana.corp.com/d/abc/order-service，连接池已满',
+      ['Dashboard: https://grafana.corp.com/d/abc/order-service'],
+      '',
+      [],
+    ],
+    // Backticks and parentheses around a runbook command are the prose's.
+    [
+      'a runbook command in backticks',
+      'Per the runbook, restart with `kubectl rollout restart deploy/order-service -n orders`.',
+      ['Restart: kubectl rollout restart deploy/order-service -n orders'],
+      '',
+      [],
+    ],
+    [
+      'a runbook command in parentheses',
+      'Inspect recent logs (kubectl logs deploy/order-service -n orders --since=30m).',
+      ['Logs: kubectl logs deploy/order-service -n orders --since=30m'],
+      '',
+      [],
+    ],
+    // Where a command starts, in the draft and in the runbook.
+    [
+      'an assignment before a runbook command',
+      'KUBECONFIG=prod.kubeconfig kubectl delete pod payment-0',
+      ['Recycle it: kubectl delete pod payment-0'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      'a runbook command commented out (shell)',
+      'rm -rf /var/lib/mysql',
+      ['# rm -rf /var/lib/mysql'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      'a runbook command commented out (SQL)',
+      'DROP TABLE payment_tmp',
+      ['-- DROP TABLE payment_tmp'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      "a runbook's statement named in prose",
+      'the runbook says drop table payment_tmp',
+      ['DROP TABLE payment_tmp'],
+      '',
+      [],
+    ],
+    // A stop word ends a command only when prose follows it: a shell reads on through code.
+    [
+      'paths after a stop word',
+      'rm -rf /tmp/app-cache now /var /etc /home',
+      ['Free disk space: rm -rf /tmp/app-cache'],
+      '',
+      ['COMMAND'],
+    ],
+    [
+      'a shell conditional around a runbook command',
+      'if kubectl rollout restart deploy/order-service; then poweroff; fi',
+      ['Restart: kubectl rollout restart deploy/order-service'],
+      '',
+      ['COMMAND'],
+    ],
+    [
       'a command a runbook holds only base64-encoded',
       'kubectl delete namespace production',
       [`Example secret: ${Buffer.from('kubectl delete namespace production').toString('base64')}`],
@@ -281,6 +410,19 @@ const logs: VerifiedEvidence & { tool_name: string } = {
 };
 const snapshot: VerifiedSnapshot = { byAnalysis: [], cited: new Map([['call_logs', logs]]) };
 
+describe('systemChangingCommandsIn: a SELECT is read-only only with pure functions and no lock', () => {
+  it.each<[string, boolean]>([
+    ['SELECT count(*), max(created_at) FROM biz_order WHERE status = 1', false],
+    ["SELECT date_format(created_at, '%H'), count(*) FROM biz_order GROUP BY 1", false],
+    ["SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle'", true],
+    ['SELECT id, status FROM biz_order WHERE status = 1 FOR UPDATE', true],
+    ['SELECT id, status FROM biz_order LOCK IN SHARE MODE', true],
+    ['SELECT id, my_schema.purge_old(id) FROM biz_order', true],
+  ])('%s -> changing %s', (text, changing) => {
+    expect(systemChangingCommandsIn(text).length > 0).toBe(changing);
+  });
+});
+
 describe('onlyLooks (a closed set of looking verbs, one step)', () => {
   it.each([
     ['Check the slow query log', true],
@@ -303,6 +445,15 @@ describe('onlyLooks (a closed set of looking verbs, one step)', () => {
     ['Check the logs, then power off the primary', false],
     ['查看日志然后停服', false],
     ['查看日志并停服', false],
+    // A look with a means that changes something, or a verb that also means "make it so".
+    ['Confirm the outage by powering off order-db-1', false],
+    ['Monitor the queue by purging it', false],
+    ['Check the queue until it drains', false],
+    ['确认主库下电', false],
+    ['Verify the rollback', false],
+    ['Observe what happens when traffic is routed to the standby region', false],
+    ['排查问题时把主库断电', false],
+    ['检查缓存时顺便把缓存清掉', false],
   ])('%s -> %s', (action, expected) => {
     expect(onlyLooks(action)).toBe(expected);
   });

@@ -123,9 +123,14 @@ export interface Vouched {
 interface Reading {
   hidden: boolean;
   canonical: string;
+  /**
+   * The tokens of the canonical reading, the displayed reading and the text as it is: each must be
+   * vouched for. A reading can glue a character onto a token (a bullet, a superscript, a look-alike
+   * letter) and hide it from itself, never from all three.
+   */
   tokens: SensitiveToken[];
   spans: CommandSpan[];
-  /** The keys of the tokens in the displayed reading (release-normalise `displayedReading`). */
+  /** The keys of the tokens in the displayed reading (release-normalise `displayedReading`) and as written. */
   writtenTokens: ReadonlySet<string>;
   /** The commands as written (release-commands `writtenCommandSpans`). */
   writtenSpans: CommandSpan[];
@@ -142,15 +147,21 @@ function reader(): Reader {
     let reading = cache.get(text);
     if (!reading) {
       const canonical = normaliseForRelease(text);
-      const tokens = sensitiveTokens(canonical);
       const displayed = displayedReading(text);
+      // Most texts read the same all three ways; their tokens are found once.
+      const canonicalTokens = sensitiveTokens(canonical);
+      const displayedTokens = displayed === canonical ? canonicalTokens : sensitiveTokens(displayed);
+      const writtenTokens =
+        text === displayed ? displayedTokens : [...displayedTokens, ...sensitiveTokens(text)];
+      const tokens = new Map<string, SensitiveToken>();
+      for (const token of [...canonicalTokens, ...writtenTokens])
+        tokens.set(keyOf(token.kind, token.value), token);
       reading = {
         hidden: hiddenControlsIn(text),
         canonical,
-        tokens,
+        tokens: [...tokens.values()],
         spans: commandSpans(text, canonical),
-        // Most texts display as they read canonically; their tokens are found once.
-        writtenTokens: keysOf(displayed === canonical ? tokens : sensitiveTokens(displayed)),
+        writtenTokens: keysOf(writtenTokens),
         writtenSpans: writtenCommandSpans(text),
       };
       cache.set(text, reading);
@@ -267,12 +278,18 @@ export function isPlainProse(text: string, read: Reader = reader()): boolean {
   );
 }
 
-/** Verbs of a step that only looks (English, Chinese), after an optional "please" / "first" (请, 先). */
+/**
+ * Verbs of a step that only looks (English, Chinese), after an optional "please" / "first" (请, 先).
+ * Not "confirm", "verify" or 确认: they also ask a reader to make a thing so ("confirm the rollback").
+ */
 const LOOKING =
-  /^(?:(?:please|first)\b[,\s]*)*(?:check|inspect|review|verify|look|view|read|monitor|watch|observe|compare|examine|investigate|confirm|query|search|list|count|measure|trace|correlate|collect|gather|identify|locate|find|analy[sz]e|audit)\b|^(?:请|先)?(?:查看|检查|核对|核查|确认|观察|监控|对比|比对|排查|分析|定位|收集|统计|查询|搜索|检索|追踪|跟踪|复核|审查)/iu;
-/** A second step joined to the first: a list, a clause, or a word that chains actions. */
+  /^(?:(?:please|first)\b[,\s]*)*(?:check|inspect|review|look|view|read|monitor|watch|observe|compare|examine|investigate|query|search|list|count|measure|trace|correlate|collect|gather|identify|locate|find|analy[sz]e|audit)\b|^(?:请|先)?(?:查看|检查|核对|核查|观察|监控|对比|比对|排查|分析|定位|收集|统计|查询|搜索|检索|追踪|跟踪|复核|审查)/iu;
+/**
+ * A second step joined to the first: a list, a clause, a word that chains actions or makes a condition,
+ * or one that gives the look a means ("check the queue by purging it", 通过…, 把… — an object acted on).
+ */
 const MORE_THAN_ONE_STEP =
-  /[,;:，；：、]|\b(?:and|or|then|also|after|before|afterwards|plus|while)\b|以及|并且|然后|之后|同时|再|和|或|并/iu;
+  /[,;:，；：、]|\b(?:and|or|then|also|after|before|afterwards|plus|while|by|via|through|using|until|when|whenever|if|once|unless)\b|以及|并且|然后|之后|同时|再|和|或|并|通过|借助|直到|时|把|将|顺便/iu;
 
 /**
  * Whether an action is one step that only looks (check, inspect, compare, 查看, 核对…): a closed set of

@@ -96,11 +96,39 @@ export interface CommandSpan {
   markerIsHead: boolean;
 }
 
-const canonicalToken = (text: string) => text.toLowerCase().replace(/[.,;:!?。，；：！？]+$/u, '');
+/**
+ * Backticks and parentheses around a command are prose's, not the command's (`` `kubectl get pods` ``,
+ * "(kubectl logs …)"): dropped at a token's edges, a parenthesis only when it has no partner inside.
+ */
+function unwrapped(token: string): string {
+  let text = token.replace(/^`+|`+$/gu, '');
+  if (!text.includes(')')) text = text.replace(/^\(+/u, '');
+  if (!text.includes('(')) text = text.replace(/\)+$/u, '');
+  return text;
+}
 
-function tokensOf(clause: string, offset: number): Token[] {
+// A colon stays: it tells where a command starts (`Restart: kubectl …`) and is part of `scp f host:`.
+const canonicalToken = (text: string) =>
+  unwrapped(text.toLowerCase().replace(/[.,;!?。，；！？]+$/u, '')).replace(/[.,;!?。，；！？]+$/u, '');
+
+/**
+ * A token as written, for provenance: shells and paths are case-sensitive (`$CACHE_DIR` is not
+ * `$cache_dir`, `-avN` is not `-avn`), so only a plain word's case is folded (SQL keywords), and only
+ * a sentence's closing mark is dropped — not `?` or `!` (globs, history) nor a dot after a dot or slash
+ * (`cache/..` is the parent).
+ */
+function writtenToken(text: string): string {
+  const closing = (value: string) => value.replace(/[,;。，；！？]+$/u, '').replace(/(?<![./])\.$/u, '');
+  const token = closing(unwrapped(closing(text)));
+  return /^[A-Za-z]+$/u.test(token) ? token.toLowerCase() : token;
+}
+
+/** Tokens whose raw text holds code: a path, variable, pipe, chain, redirection, assignment or flag. */
+const CODE_IN = /[/$|&;<>`=\\]|(?:^|\s)--?[A-Za-z]/u;
+
+function tokensOf(clause: string, offset: number, written: boolean): Token[] {
   return [...clause.matchAll(/\S+/gu)].map((match) => ({
-    text: canonicalToken(match[0]),
+    text: written ? writtenToken(match[0]) : canonicalToken(match[0]),
     start: offset + match.index,
     end: offset + match.index + match[0].length,
   }));
@@ -120,11 +148,34 @@ function clausesOf(text: string): { clause: string; offset: number }[] {
 }
 
 const WRITES =
-  /\b(?:into|update|delete|insert|replace|drop|create|alter|truncate|grant|revoke|set|call|exec|execute|load|lock|kill|shutdown|flush|sleep|benchmark|load_file|outfile|dumpfile)\b|;|\/\*/iu;
+  /\b(?:into|update|delete|insert|replace|drop|create|alter|truncate|grant|revoke|set|call|exec|execute|load|lock|kill|shutdown|flush|sleep|benchmark|load_file|outfile|dumpfile|for\s+update|share\s+mode|for\s+share)\b|;|\/\*/iu;
+/**
+ * Functions a read-only SELECT may call: aggregates, arithmetic, dates and strings. Any other function
+ * (`pg_terminate_backend`, `sys_exec`, a stored function) may change something, so the SELECT is not
+ * read-only: a closed set, as no list of functions with effects could be complete.
+ */
+const PURE_FUNCTIONS = new Set(
+  (
+    'count sum avg min max group_concat std stddev variance abs ceil ceiling floor round truncate mod ' +
+    'greatest least coalesce ifnull nullif if case cast convert concat concat_ws lower upper lcase ucase ' +
+    'length char_length substring substr left right trim ltrim rtrim replace locate instr date time year ' +
+    'month day hour minute second week now current_timestamp curdate curtime date_format date_add ' +
+    'date_sub datediff timestampdiff timestampadd unix_timestamp from_unixtime extract interval json_extract'
+  ).split(' '),
+);
+const FUNCTION_CALL = /([a-z_][\w.]*)\s*\(/giu;
+
+/** Whether a SELECT's body calls only functions known to be pure. */
+function callsOnlyPure(body: string): boolean {
+  for (const [, name] of body.matchAll(FUNCTION_CALL))
+    if (!PURE_FUNCTIONS.has(name.toLowerCase()) && !['in', 'exists', 'values'].includes(name.toLowerCase()))
+      return false;
+  return true;
+}
 
 /** Every command of a text, by shape, in its command reading; empty for plain prose. */
 export function commandSpans(text: string, canonical?: string): CommandSpan[] {
-  return spansOf(commandReading(text, canonical));
+  return spansOf(commandReading(text, canonical), false);
 }
 
 /**
@@ -133,11 +184,11 @@ export function commandSpans(text: string, canonical?: string): CommandSpan[] {
  * or quote dropped, a look-alike letter folded, a blob decoded) is not vouched for as written.
  */
 export function writtenCommandSpans(text: string): CommandSpan[] {
-  return spansOf(text);
+  return spansOf(text, true);
 }
 
-function spansOf(reading: string): CommandSpan[] {
-  const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset));
+function spansOf(reading: string, written: boolean): CommandSpan[] {
+  const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset, written));
   const ends: number[] = [];
   const owners: [number, number][] = [];
   clauses.forEach((tokens, clause) =>
@@ -168,15 +219,17 @@ function spansOf(reading: string): CommandSpan[] {
   clauses.forEach((tokens, clause) => {
     if (markers[clause].size === 0) return;
     const texts = tokens.map((token) => token.text);
-    // After a stop word the command has ended; a later shape is a command of its own, and so is one
-    // that starts in the stop word itself (`… now | nc host 4444`: the pipe's left side is `now`).
+    // After a stop word the command has ended, if prose follows: a later shape is a command of its own,
+    // and so is one that starts in the stop word itself (`… now | nc host 4444`). If code follows
+    // (`rm -rf /tmp/x now /var /etc`, `…; then poweroff; fi`), a shell reads on: the command goes on too.
+    const rest = (from: number) => reading.slice(tokens[from].start, tokens[tokens.length - 1].end);
     let next = 0;
     for (const marker of [...markers[clause].keys()].sort((x, y) => x - y)) {
       if (marker < next) continue;
       let proseFrom = texts.length;
       for (let i = marker + 1; i < texts.length; i++)
         if (PROSE_STOPS.has(texts[i]) || CJK.test(texts[i])) {
-          proseFrom = i;
+          if (!CODE_IN.test(rest(i))) proseFrom = i;
           break;
         }
       const body = texts.slice(marker, proseFrom).join(' ');
@@ -184,7 +237,10 @@ function spansOf(reading: string): CommandSpan[] {
         tokens: texts,
         marker,
         proseFrom,
-        readOnly: /^select\b/u.test(texts[marker] ?? '') && !WRITES.test(body.replace(/^select\b/u, '')),
+        readOnly:
+          /^select\b/u.test(texts[marker] ?? '') &&
+          !WRITES.test(body.replace(/^select\b/u, '')) &&
+          callsOnlyPure(body),
         markerIsHead: markers[clause].get(marker) === true,
       });
       next = proseFrom;
@@ -194,14 +250,15 @@ function spansOf(reading: string): CommandSpan[] {
 }
 
 /**
- * The commands the runbooks hold (their `commandSpans`), one per line, each from its clause's start to
- * where the command ends, as ` tok tok tok `, so a search compares whole tokens and ends where the
- * runbook's command ends.
+ * The commands the runbooks hold (their spans), one per line, from each token where the runbook's command
+ * may start (`startAllowed`) to where it ends, as ` tok tok tok `, so a search compares whole commands:
+ * a runbook's `echo rm -rf /x` or `# rm -rf /x` does not hold `rm -rf /x`.
  */
 export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): string {
-  const lines = spans.flatMap((documentSpans) =>
-    documentSpans.map((span) => ` ${span.tokens.slice(0, span.proseFrom).join(' ')} `),
-  );
+  const lines: string[] = [];
+  for (const span of spans.flat())
+    for (let start = 0; start <= span.marker; start++)
+      if (startAllowed(span, start)) lines.push(` ${span.tokens.slice(start, span.proseFrom).join(' ')} `);
   return `\n${lines.join('\n')}\n`;
 }
 
@@ -220,29 +277,35 @@ const LEAD_WORDS = new Set([
   'invoke',
 ]);
 
+/** A token that is code, not prose: what stands before a command's first word then belongs to it. */
+const PREFIX_CODE = /[/$|&;<>`=\\#]|^-/u;
+
 /**
- * Where a command marked inside (INSIDE_SHAPES) may start: at the clause's start, or after a colon, a
- * CJK word, a stop word or a word that introduces one (`run`, `use`…). Not after any other token: the
- * word before a flag or pipe is part of the command (`evilcmd -rf /tmp/x` is marked at `-rf`) unless the
- * text says where the command starts.
+ * Where a span's command may start. Marked at its first word (HEAD_SHAPES), anywhere the token before
+ * is prose, not code (`KUBECONFIG=prod kubectl …`, `# rm -rf …`, `-- DROP TABLE …` do not start at the
+ * command word). Marked inside (INSIDE_SHAPES), only at the clause's start or after a colon, a CJK word,
+ * a stop word or a word that introduces a command (`run`, `use`…): the word before a flag or pipe is
+ * part of the command (`evilcmd -rf /tmp/x` is marked at `-rf`) unless the text says where it starts.
  */
-function mayStartAt(tokens: readonly string[], start: number): boolean {
+function startAllowed(span: CommandSpan, start: number): boolean {
   if (start === 0) return true;
-  const before = tokens[start - 1];
+  const before = span.tokens[start - 1];
+  if (span.markerIsHead) return !PREFIX_CODE.test(before);
   return /[:：]$/u.test(before) || CJK.test(before) || PROSE_STOPS.has(before) || LEAD_WORDS.has(before);
 }
 
 /**
- * Whether a runbook holds the command exactly: the clause from a token where a command may start, no
- * later than the command's first shape, up to where prose starts is, token for token, the end of a
- * command the runbook holds. A planted prefix (`sudo`, a command word before a vouched flag) or suffix
- * (`; rm -rf /`, `TO attacker`) is not in it, nor is a cut one (`--force` without the runbook's `--dry-run`).
+ * Whether a runbook holds the command exactly: the clause from a token where the command may start, no
+ * later than the command's first shape, up to where prose starts is, token for token, a command the
+ * runbook holds from where its own may start. A planted prefix (`sudo`, a command word before a vouched
+ * flag, an assignment) or suffix (`; rm -rf /`, `TO attacker`) is not in it, nor is a cut one
+ * (`--force` without the runbook's `--dry-run`), nor one the runbook comments out (`#`, `--`).
  */
 export function commandVouched(span: CommandSpan, corpus: string): boolean {
   for (let start = 0; start <= span.marker; start++)
     if (
-      (span.markerIsHead || mayStartAt(span.tokens, start)) &&
-      corpus.includes(` ${span.tokens.slice(start, span.proseFrom).join(' ')} \n`)
+      startAllowed(span, start) &&
+      corpus.includes(`\n ${span.tokens.slice(start, span.proseFrom).join(' ')} \n`)
     )
       return true;
   return false;

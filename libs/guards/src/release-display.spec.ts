@@ -18,6 +18,9 @@ describe('inertText', () => {
     ['go to evil\u202e.com', `${INERT_MARK}go to evil⟦U+202E⟧[.]com`],
     ['<script>alert(1)</script>', `${INERT_MARK}‹script›alert(1)‹/script›`],
     ['run `rm -rf /var/lib/mysql`', `${INERT_MARK}run ˋrm -rf /var/lib/mysqlˋ`],
+    // A symbol a reading folds onto the host (∣ reads as l, ¹ as 1) does not hide it from the others.
+    ['go to evil.com\u2223/reset-password', `${INERT_MARK}go to evil[.]com\u2223/reset-password`],
+    ['the portal is evil-support.com\u00b9', `${INERT_MARK}the portal is evil-support[.]com\u00b9`],
   ])('dangerous evidence is shown inert and marked: %j', (text, expected) => {
     expect(inertText(text)).toBe(expected);
   });

@@ -1,6 +1,11 @@
 import { allowlistPermits, EMPTY_ALLOWLIST } from './release-allowlist';
-import { commandSpans } from './release-commands';
-import { hiddenControlsIn, normaliseForRelease, revealHiddenControls } from './release-normalise';
+import { commandSpans, writtenCommandSpans } from './release-commands';
+import {
+  displayedReading,
+  hiddenControlsIn,
+  normaliseForRelease,
+  revealHiddenControls,
+} from './release-normalise';
 import { sensitiveTokens } from './release-tokens';
 
 /**
@@ -17,13 +22,19 @@ export const MODEL_QUERY_LABEL = '模型的查询 / the model’s query: ';
 
 const MARKUP = /<\/?[a-z!?][^<>]*>?/iu;
 
+/** Read canonically, as displayed and as written (a reading may glue a symbol onto a host and hide it). */
 function needsNeutralising(text: string): boolean {
   if (hiddenControlsIn(text)) return true;
   const canonical = normaliseForRelease(text);
+  const sensitive = (reading: string) =>
+    sensitiveTokens(reading).some((token) => !allowlistPermits(EMPTY_ALLOWLIST, token));
   return (
     MARKUP.test(canonical) ||
-    sensitiveTokens(canonical).some((token) => !allowlistPermits(EMPTY_ALLOWLIST, token)) ||
-    commandSpans(text).length > 0
+    sensitive(canonical) ||
+    sensitive(displayedReading(text)) ||
+    sensitive(text) ||
+    commandSpans(text, canonical).length > 0 ||
+    writtenCommandSpans(text).length > 0
   );
 }
 

@@ -44,12 +44,14 @@ const NAMED_ENTITIES: Record<string, string> = {
 /**
  * Characters that change how a text displays, or hide inside it, without being seen: every Unicode
  * format character (bidi embeddings, overrides, isolates and marks, zero-width spaces and joiners, soft
- * hyphens, invisible operators, tag characters, interlinear annotation, shorthand format controls…) and
+ * hyphens, invisible operators, tag characters, interlinear annotation, shorthand format controls…),
  * every default-ignorable code point (variation selectors, Hangul fillers, and the ranges Unicode keeps
- * ignorable for characters not yet assigned). Chosen by Unicode's own properties, not listed by hand:
- * a renderer drops what Unicode calls ignorable, whichever one a list would have missed.
+ * ignorable for characters not yet assigned), control characters but tab and line ends (NUL, terminal
+ * escapes), private-use, unassigned and lone surrogate code points, and the blank braille pattern.
+ * Chosen by Unicode's own properties, not listed by hand: whatever a renderer drops or draws as nothing
+ * is in a class here, whichever one a list would have missed.
  */
-const HIDDEN_SOURCE = String.raw`[\p{Default_Ignorable_Code_Point}\p{Cf}]`;
+const HIDDEN_SOURCE = String.raw`[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Co}\p{Cn}\p{Cs}\u2800\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]`;
 const HIDDEN = new RegExp(HIDDEN_SOURCE, 'gu');
 const HAS_HIDDEN = new RegExp(HIDDEN_SOURCE, 'u');
 
@@ -125,8 +127,6 @@ export function normaliseForRelease(text: string): string {
     .replace(/\bfxp\b/giu, 'ftp')
     .replace(/\s*(?:\[\s*(?:\.|dot)\s*\]|\(\s*(?:\.|dot)\s*\)|\{\s*(?:\.|dot)\s*\}|<\s*dot\s*>)\s*/giu, '.')
     .replace(/\s*(?:\[\s*(?:@|at)\s*\]|\(\s*(?:@|at)\s*\)|\{\s*(?:@|at)\s*\}|<\s*at\s*>)\s*/giu, '@')
-    // Dots spelled out or set apart between two labels: `evil dot com`, `evil . com`, `evil点com`, `evil·com`.
-    .replace(/(?<=[A-Za-z0-9])(?:\s+(?:dot|d0t)\s+|\s*[点·・•∙⋅]\s*|\s+\.\s+)(?=[A-Za-z])/giu, '.')
     .replace(/\[\s*:\s*\]/gu, ':')
     .replace(/\[\s*(:?\/\/)\s*\]/gu, '$1')
     .replace(SPACED_SCHEME, (match) => match.replace(/\s+/gu, ''))

@@ -95,6 +95,16 @@ const IPV6 =
 
 const stripTrailing = (text: string) => text.replace(TRAILING, '');
 
+/**
+ * A link ends at a comma, stop or other closing mark followed by CJK text: NFKC reads a Chinese `，`
+ * after a link as `,`, and the sentence that follows is not the link's path.
+ */
+const endOfLink = (text: string) =>
+  text.replace(
+    /[,.;:!?'")\]](?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]).*$/su,
+    '',
+  );
+
 /** A dotted IPv4 address written with every part in decimal, as a reader of a log would write one. */
 const plainIpv4 = (text: string) => IPV4.test(text) && text.split('.').every((part) => !/^0\d/u.test(part));
 
@@ -128,7 +138,14 @@ function addressToken(run: string): SensitiveToken | null {
   if (!host) return null;
   if (IPV4.test(host)) {
     if (!ipv4Spelling(name, Boolean(port), Boolean(path))) return null;
-    return { kind: 'IP', value: host, host, endpoint: Boolean(path) || !plainIpv4(name) };
+    const endpoint = Boolean(path) || !plainIpv4(name);
+    // With a path, or a port on a public address, it is a link to that very port and path: a runbook's
+    // `http://203.0.113.7:8080/status` does not vouch for `203.0.113.7:4444/payload.sh`. A private
+    // address with a port stays an address (the incident's own machine, docs/release-gate.md).
+    const publicAddress = !['private', 'loopback'].includes(ipaddr.parse(host).range());
+    if (path || (port && publicAddress))
+      return { kind: 'LINK', value: canonicalLink(`http://${text}`).value, host, endpoint };
+    return { kind: 'IP', value: host, host, endpoint };
   }
   const suffix = name.split('.').pop() ?? '';
   // A suffix mixing Latin with look-alike letters (`coм`) is only there to pass for a public one.
@@ -156,7 +173,7 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
   const tokens: SensitiveToken[] = [];
   const linkSpans: [number, number][] = [];
   const addLink = (raw: string, index: number) => {
-    const text = stripTrailing(raw);
+    const text = stripTrailing(endOfLink(raw));
     const link = canonicalLink(text);
     tokens.push({ kind: 'LINK', value: link.value, host: link.host });
     linkSpans.push([index, index + raw.length]);
@@ -178,7 +195,7 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
       };
       tokens.push(token);
     } else {
-      const link = canonicalLink(stripTrailing(match.url));
+      const link = canonicalLink(stripTrailing(endOfLink(match.url)));
       tokens.push({ kind: 'LINK', value: link.value, host: link.host });
     }
   }
@@ -219,7 +236,11 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
       ROUTE_PREFIX.test(match[0]) ||
       ROUTE_BEFORE.test(canonical.slice(Math.max(0, match.index - 8), match.index));
     if (route && !/(?:^|\/)\.\.(?:\/|$)|%2e/iu.test(match[0])) continue;
-    tokens.push({ kind: 'FILE_PATH', value: stripTrailing(match[0]) });
+    // A path ending in `/..` or `/.` names that directory's parent or itself: its dots are no full stop.
+    tokens.push({
+      kind: 'FILE_PATH',
+      value: /\/\.\.?$/u.test(match[0]) ? match[0] : stripTrailing(match[0]),
+    });
   }
   return tokens;
 }
