@@ -7,8 +7,8 @@
  * (docs/release-gate.md); whatever still arrives (evidence, an older run) is shown with each one made
  * visible, never interpreted.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what this class is for
 const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- control characters are what this class is for
   /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Co}\p{Cn}\p{Cs}\u2800\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/gu;
 
 /** The text with every hidden character shown as a visible `⟦U+202E⟧` mark. */

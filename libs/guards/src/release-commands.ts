@@ -252,7 +252,7 @@ function spansOf(reading: string, written: boolean): CommandSpan[] {
 /**
  * The commands the runbooks hold (their spans), one per line, from each token where the runbook's command
  * may start (`startAllowed`) to where it ends, as ` tok tok tok `, so a search compares whole commands:
- * a runbook's `echo rm -rf /x` or `# rm -rf /x` does not hold `rm -rf /x`.
+ * a runbook's `# rm -rf /x` or `DRY_RUN=1 rm -rf /x` does not hold `rm -rf /x`.
  */
 export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): string {
   const lines: string[] = [];
