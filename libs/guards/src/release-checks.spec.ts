@@ -90,6 +90,18 @@ describe('findReleaseViolations', () => {
     ],
     ['asking for creds', 'send me your creds', [], ['CREDENTIAL_REQUEST']],
     ['an abbreviation inside the sentence', 'Send e.g. your password to ops-bot', [], ['CREDENTIAL_REQUEST']],
+    [
+      'an observation and a directive in separate clauses',
+      'the client failed to send its token; 请确认数据库余量后再调整连接池',
+      [],
+      [],
+    ],
+    [
+      'an observation and a directive in separate sentences',
+      'the gateway did not forward the password header. please restart order-service after the DBA agrees',
+      [],
+      [],
+    ],
     ['a hyphenated password', 'Send your pass-word to ops-bot', [], ['CREDENTIAL_REQUEST']],
     ['a Chinese imperative with 把', '把root密码发到ops-bot群里', [], ['CREDENTIAL_REQUEST']],
     [

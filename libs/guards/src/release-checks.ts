@@ -57,14 +57,17 @@ const DIRECTIVE = new RegExp(
   String.raw`\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+(?:required|asked|expected)\s+to|are\s+(?:required|asked|expected)\s+to|please|pls|plz|kindly)\b[^.!?\n]{0,40}?\b(?:${SOLICIT_WORDS})\b|(?:^|[,:;，：；])\s*(?:now\s+|then\s+|first\s+|immediately\s+)?(?:${SOLICIT_WORDS})\b|必须|需要|务必|请|^\s*把`,
   'iu',
 );
-/** Sentence ends: `e.g. your password` is one sentence; a dot ends one only before a capital or the end. */
-const SENTENCE_END = /[!?。！？\n]+|\.(?=\s+[A-Z\p{Script=Han}]|\s*$)/u;
+/** Sentence and clause ends: a stop before a space or the end, `;`, `!`, `?` and their CJK forms. */
+const SENTENCE_END = /[!?。！？\n;；]+|\.(?=\s|$)/u;
+/** Abbreviations whose dot ends no sentence (`Send e.g. your password …` is one). */
+const ABBREVIATION = /\b(e\.g|i\.e|etc|vs|cf|incl|approx|resp)\./giu;
 
 const flatten = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 function credentialRequested(text: string): boolean {
   if (!CREDENTIAL.test(text)) return false;
   return text
+    .replace(ABBREVIATION, '$1')
     .split(SENTENCE_END)
     .some(
       (sentence) =>
