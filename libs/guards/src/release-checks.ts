@@ -3,9 +3,9 @@ import type { VerifiedSnapshot } from './evidence-rules';
 import { allowlistPermits, EMPTY_ALLOWLIST, type ReleaseAllowlist } from './release-allowlist';
 import {
   commandCorpus,
-  commandSpans,
+  commandSpansBothWays,
+  type CommandCorpus,
   commandVouched,
-  writtenCommandSpans,
   type CommandSpan,
 } from './release-commands';
 import { displayedReading, hiddenControlsIn, normaliseForRelease } from './release-normalise';
@@ -114,8 +114,8 @@ const keyOf = (kind: SensitiveKind, value: string) => `${kind} ${value}`;
 export interface Vouched {
   tokens: ReadonlySet<string>;
   markup: ReadonlySet<string>;
-  commands: string;
-  writtenCommands: string;
+  commands: CommandCorpus;
+  writtenCommands: CommandCorpus;
 }
 
 /**
@@ -140,6 +140,17 @@ interface Reading {
 }
 type Reader = (text: string) => Reading;
 
+/** Characters NFKC may turn into an ASCII letter or digit (`¹`, `™`, fullwidth letters): not CJK, spaces or punctuation. */
+const FOLD_CANDIDATE =
+  /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s\p{P}]/gu;
+
+/** Whether NFKC glues an ASCII letter or digit into the text, which could hide a token from that reading. */
+function foldsToAlphanumeric(text: string): boolean {
+  for (const [char] of text.matchAll(FOLD_CANDIDATE))
+    if (/[A-Za-z0-9]/u.test(char.normalize('NFKC'))) return true;
+  return false;
+}
+
 const keysOf = (tokens: readonly SensitiveToken[]) =>
   new Set(tokens.map((token) => keyOf(token.kind, token.value)));
 
@@ -154,18 +165,22 @@ function reader(): Reader {
       // Most texts read the same all three ways; their tokens are found once.
       const canonicalTokens = sensitiveTokens(canonical);
       const displayedTokens = displayed === canonical ? canonicalTokens : sensitiveTokens(displayed);
-      const writtenTokens =
-        text === displayed ? displayedTokens : [...displayedTokens, ...sensitiveTokens(text)];
+      // The text as it stands reads differently from the displayed reading only where NFKC folded a
+      // character into a letter or digit (`evil-support.com¹` displays as `…com1`, no host).
+      const writtenTokens = foldsToAlphanumeric(text)
+        ? [...displayedTokens, ...sensitiveTokens(text)]
+        : displayedTokens;
       const tokens = new Map<string, SensitiveToken>();
       for (const token of [...canonicalTokens, ...writtenTokens])
         tokens.set(keyOf(token.kind, token.value), token);
+      const commands = commandSpansBothWays(text, canonical);
       reading = {
         hidden: hiddenControlsIn(text),
         canonical,
         tokens: [...tokens.values()],
-        spans: commandSpans(text, canonical),
+        spans: commands.spans,
         writtenTokens: keysOf(writtenTokens),
-        writtenSpans: writtenCommandSpans(text),
+        writtenSpans: commands.written,
       };
       cache.set(text, reading);
     }

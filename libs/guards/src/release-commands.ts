@@ -126,9 +126,9 @@ function writtenToken(text: string): string {
 /** Tokens whose raw text holds code: a path, variable, pipe, chain, redirection, assignment or flag. */
 const CODE_IN = /[/$|&;<>`=\\]|(?:^|\s)--?[A-Za-z]/u;
 
-function tokensOf(clause: string, offset: number, written: boolean): Token[] {
+function tokensOf(clause: string, offset: number): Token[] {
   return [...clause.matchAll(/\S+/gu)].map((match) => ({
-    text: written ? writtenToken(match[0]) : canonicalToken(match[0]),
+    text: match[0],
     start: offset + match.index,
     end: offset + match.index + match[0].length,
   }));
@@ -175,7 +175,8 @@ function callsOnlyPure(body: string): boolean {
 
 /** Every command of a text, by shape, in its command reading; empty for plain prose. */
 export function commandSpans(text: string, canonical?: string): CommandSpan[] {
-  return spansOf(commandReading(text, canonical), false);
+  const reading = commandReading(text, canonical);
+  return spansOf(reading, marked(reading), false);
 }
 
 /**
@@ -184,11 +185,28 @@ export function commandSpans(text: string, canonical?: string): CommandSpan[] {
  * or quote dropped, a look-alike letter folded, a blob decoded) is not vouched for as written.
  */
 export function writtenCommandSpans(text: string): CommandSpan[] {
-  return spansOf(text, true);
+  return spansOf(text, marked(text), true);
 }
 
-function spansOf(reading: string, written: boolean): CommandSpan[] {
-  const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset, written));
+/** Both: a text the command reading leaves as it is is marked once. */
+export function commandSpansBothWays(
+  text: string,
+  canonical: string,
+): { spans: CommandSpan[]; written: CommandSpan[] } {
+  const reading = commandReading(text, canonical);
+  const readingMarks = marked(reading);
+  const writtenMarks = reading === text ? readingMarks : marked(text);
+  return { spans: spansOf(reading, readingMarks, false), written: spansOf(text, writtenMarks, true) };
+}
+
+/** A reading's clauses, their tokens as they stand, and the tokens each shape marked (true: as a head). */
+interface Marked {
+  clauses: Token[][];
+  markers: Map<number, boolean>[];
+}
+
+function marked(reading: string): Marked {
+  const clauses = clausesOf(reading).map(({ clause, offset }) => tokensOf(clause, offset));
   const ends: number[] = [];
   const owners: [number, number][] = [];
   clauses.forEach((tokens, clause) =>
@@ -197,9 +215,9 @@ function spansOf(reading: string, written: boolean): CommandSpan[] {
       owners.push([clause, index]);
     }),
   );
-  if (ends.length === 0) return [];
-  // Each shape runs once over the whole reading; a match marks the token it starts in (true: as a head).
   const markers = clauses.map(() => new Map<number, boolean>());
+  if (ends.length === 0) return { clauses, markers };
+  // Each shape runs once over the whole reading; a match marks the token it starts in.
   for (const [shape, head] of SHAPES)
     for (const match of reading.matchAll(shape)) {
       const at = match.index + (match[0].length - match[0].trimStart().length);
@@ -215,10 +233,14 @@ function spansOf(reading: string, written: boolean): CommandSpan[] {
         markers[clause].set(index, head || markers[clause].get(index) === true);
       }
     }
+  return { clauses, markers };
+}
+
+function spansOf(reading: string, { clauses, markers }: Marked, written: boolean): CommandSpan[] {
   const spans: CommandSpan[] = [];
   clauses.forEach((tokens, clause) => {
     if (markers[clause].size === 0) return;
-    const texts = tokens.map((token) => token.text);
+    const texts = tokens.map((token) => (written ? writtenToken(token.text) : canonicalToken(token.text)));
     // After a stop word the command has ended, if prose follows: a later shape is a command of its own,
     // and so is one that starts in the stop word itself (`… now | nc host 4444`). If code follows
     // (`rm -rf /tmp/x now /var /etc`, `…; then poweroff; fi`), a shell reads on: the command goes on too.
@@ -249,17 +271,17 @@ function spansOf(reading: string, written: boolean): CommandSpan[] {
   return spans;
 }
 
+/** The commands the runbooks hold: each as its clause's text up to where it ends, with its span. */
+export type CommandCorpus = readonly { text: string; span: CommandSpan }[];
+
 /**
- * The commands the runbooks hold (their spans), one per line, from each token where the runbook's command
- * may start (`startAllowed`) to where it ends, as ` tok tok tok `, so a search compares whole commands:
- * a runbook's `# rm -rf /x` or `DRY_RUN=1 rm -rf /x` does not hold `rm -rf /x`.
+ * The commands the runbooks hold (their spans), each kept as ` tok tok tok` from its clause's start to
+ * where the command ends: a draft's command is looked up as the end of one of them, starting where the
+ * runbook's command may start (`startAllowed`), so a runbook's `# rm -rf /x` or `DRY_RUN=1 rm -rf /x`
+ * does not hold `rm -rf /x`. Kept whole, not as every suffix: a runbook paragraph of n tokens costs n.
  */
-export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): string {
-  const lines: string[] = [];
-  for (const span of spans.flat())
-    for (let start = 0; start <= span.marker; start++)
-      if (startAllowed(span, start)) lines.push(` ${span.tokens.slice(start, span.proseFrom).join(' ')} `);
-  return `\n${lines.join('\n')}\n`;
+export function commandCorpus(spans: readonly (readonly CommandSpan[])[]): CommandCorpus {
+  return spans.flat().map((span) => ({ text: ` ${span.tokens.slice(0, span.proseFrom).join(' ')}`, span }));
 }
 
 /** Words after which a command may start: a reader is being told to run what follows. */
@@ -301,12 +323,16 @@ function startAllowed(span: CommandSpan, start: number): boolean {
  * flag, an assignment) or suffix (`; rm -rf /`, `TO attacker`) is not in it, nor is a cut one
  * (`--force` without the runbook's `--dry-run`), nor one the runbook comments out (`#`, `--`).
  */
-export function commandVouched(span: CommandSpan, corpus: string): boolean {
-  for (let start = 0; start <= span.marker; start++)
-    if (
-      startAllowed(span, start) &&
-      corpus.includes(`\n ${span.tokens.slice(start, span.proseFrom).join(' ')} \n`)
-    )
-      return true;
+export function commandVouched(span: CommandSpan, corpus: CommandCorpus): boolean {
+  for (let start = 0; start <= span.marker; start++) {
+    if (!startAllowed(span, start)) continue;
+    const command = span.tokens.slice(start, span.proseFrom);
+    const text = ` ${command.join(' ')}`;
+    for (const held of corpus) {
+      const from = held.span.proseFrom - command.length;
+      if (from >= 0 && from <= held.span.marker && held.text.endsWith(text) && startAllowed(held.span, from))
+        return true;
+    }
+  }
   return false;
 }
