@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { agentTurns, draftJson, SUPPORTED } from '../test/support/diagnosis-scripts';
@@ -193,9 +194,10 @@ async function runScenarios(
         HARNESS_RUN_TIMEOUT_MS: '120000',
         ...env,
       },
-      stdio: ['ignore', SERVICE_NODE_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+      stdio: ['ignore', SERVICE_NODE_FLAGS.length > 0 ? 'inherit' : 'pipe', 'inherit', 'ipc'],
     },
   );
+  const serviceErrors = keepErrorLines(service);
   const results: Record<string, string | number>[] = [];
   try {
     const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
@@ -237,7 +239,7 @@ async function runScenarios(
       const cpu1 = machineCpuMs();
       const peak = await (atPeak ?? heapOf(service));
       const runningSamples = await running;
-      const outcomes = await outcomesOf(admin, dbName, [...samples, ...runningSamples]);
+      const outcomes = await outcomesOf(admin, dbName, [...samples, ...runningSamples], serviceErrors);
       const first = samples.map((s) => s.firstEventMs).filter((ms): ms is number => ms !== null);
       const metadata = samples.map((s) => s.metadataMs).filter((ms): ms is number => ms !== null);
       const streamed = samples.filter((s) => s.firstEvent !== null);
@@ -325,6 +327,7 @@ async function outcomesOf(
   admin: Awaited<ReturnType<typeof createConnection>>,
   dbName: string,
   samples: BurstSample[],
+  serviceErrors: readonly string[],
 ): Promise<Record<string, number>> {
   const runIds = samples.map((s) => s.runId).filter(Boolean);
   if (runIds.length === 0) return {};
@@ -337,18 +340,34 @@ async function outcomesOf(
   for (const row of rows) outcomes[`${row.status}${row.reason ? `:${row.reason}` : ''}`] = Number(row.n);
   const unrecorded = runIds.length - rows.reduce((sum, row) => sum + Number(row.n), 0);
   if (unrecorded > 0) outcomes.NO_ROW = unrecorded;
-  if (outcomes['FAILED:INTERNAL_ERROR']) await printTimelines(admin, dbName, runIds);
+  if (outcomes['FAILED:INTERNAL_ERROR']) await printTimelines(admin, dbName, runIds, serviceErrors);
   return outcomes;
 }
 
 /**
- * The timelines of up to three runs that ended INTERNAL_ERROR (a defect, rare under a burst), before the
- * bench's database is dropped: which step failed, for a run whose service log the bench did not keep.
+ * The service's error and fatal log lines (pino levels 50 and 60), the last 200: the bench reads its
+ * stdout instead of discarding it, which costs the service nothing more than writing to /dev/null did.
+ */
+function keepErrorLines(service: ChildProcess): string[] {
+  const kept: string[] = [];
+  if (!service.stdout) return kept;
+  createInterface({ input: service.stdout }).on('line', (line) => {
+    if (!/"level":(?:50|60)\b/u.test(line)) return;
+    kept.push(line);
+    if (kept.length > 200) kept.shift();
+  });
+  return kept;
+}
+
+/**
+ * The timelines of up to three runs that ended INTERNAL_ERROR (a defect, rare under a burst), and the
+ * service's error lines that name them, before the bench's database is dropped.
  */
 async function printTimelines(
   admin: Awaited<ReturnType<typeof createConnection>>,
   dbName: string,
   runIds: string[],
+  serviceErrors: readonly string[],
 ): Promise<void> {
   const [failed] = await admin.query<RowDataPacket[]>(
     `SELECT run_id FROM \`${dbName}\`.diagnosis_run
@@ -367,6 +386,8 @@ async function printTimelines(
         `  ${new Date(event.created_at as string).toISOString()} ${String(event.phase)} ${String(event.event_type)} ${JSON.stringify(event.details)}\n`,
       );
     }
+    for (const line of serviceErrors.filter((text) => text.includes(String(runId))))
+      process.stderr.write(`  service log: ${line}\n`);
   }
 }
 

@@ -475,12 +475,7 @@ export class ChatApplicationUseCase {
     }
     if (code === 'INTERNAL_ERROR') {
       // For the operator only (with run and session ids): the client gets the fixed message, never this.
-      ctx
-        .logger(ChatApplicationUseCase.name)
-        .error(
-          `run failed: ${error instanceof Error ? error.name : 'unknown error'}`,
-          error instanceof Error ? error.stack : undefined,
-        );
+      ctx.logger(ChatApplicationUseCase.name).error('run failed: INTERNAL_ERROR', error);
     }
     // The run row keeps which limit was hit; the client hears only BUDGET_EXHAUSTED.
     return this.failure(code, outcome.source === 'BUDGET' ? outcome.code : code);

@@ -23,8 +23,36 @@ export class RunLogger {
     this.logger.warn({ msg: message, ...extra, ...this.fields });
   }
 
-  /** `stack` is for the operator's log only; callers never send it to a client. */
-  error(message: string, stack?: string): void {
-    this.logger.error({ msg: message, ...this.fields, ...(stack === undefined ? {} : { stack }) });
+  /** `error`, when given, is logged as `errorWhere` describes it: its type, code and frames, never its text. */
+  error(message: string, error?: unknown): void {
+    this.logger.error({
+      msg: message,
+      ...this.fields,
+      ...(error === undefined ? {} : { error: errorWhere(error) }),
+    });
   }
+}
+
+/**
+ * What the log may keep of an unexpected error: its type, a system or driver code (`ER_LOCK_DEADLOCK`,
+ * `EPIPE`) and where it was thrown — up to five frames, function and file:line. Never its message or
+ * stack text: a message can carry SQL, row values or a secret, and the stack's first line is the message.
+ */
+export function errorWhere(error: unknown): { type: string; code?: string; at: string[] } {
+  const named = (error ?? {}) as { name?: unknown; code?: unknown; stack?: unknown };
+  const type = typeof named.name === 'string' && /^[A-Za-z]{1,40}$/u.test(named.name) ? named.name : 'Error';
+  const code =
+    typeof named.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/u.test(named.code) ? named.code : undefined;
+  const at =
+    typeof named.stack === 'string'
+      ? named.stack
+          .split('\n')
+          .map((line) =>
+            /^\s+at (?:async )?([\w$.<>\s[\]]{1,120}?) \(?((?:file:\/\/)?\/[^():]+:\d+):\d+\)?$/u.exec(line),
+          )
+          .filter((frame): frame is RegExpExecArray => frame !== null)
+          .slice(0, 5)
+          .map(([, fn, file]) => `${fn} ${file.replace(/^file:\/\//u, '').replace(`${process.cwd()}/`, '')}`)
+      : [];
+  return code ? { type, code, at } : { type, at };
 }
