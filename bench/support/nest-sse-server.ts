@@ -3,6 +3,7 @@ import { Body, Controller, Module, Post, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Response } from 'express';
+import { answerWithFirstEvent } from './reference-answer';
 
 /**
  * The chat burst bench's second reference: the framework alone. A NestJS application on the Express
@@ -14,22 +15,13 @@ import type { Response } from 'express';
  *
  *   node nest-sse-server.js <port>    (0: a port the system chooses, which the bench reads off the process)
  */
-const HOLD_MS = 2000;
 let served = 0;
 
 @Controller('api')
 class ReferenceChatController {
   @Post('chat')
   chat(@Body() _body: unknown, @Res() response: Response): void {
-    served += 1;
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
-    const ids = { session_id: `reference-session-${served}`, run_id: `reference-run-${served}` };
-    response.write(`event: metadata\ndata: ${JSON.stringify(ids)}\n\n`);
-    setTimeout(() => response.end('event: done\ndata: {"outcome":"SUCCESS"}\n\n'), HOLD_MS);
+    answerWithFirstEvent(response, (served += 1));
   }
 }
 
