@@ -2,9 +2,10 @@
 # Binaries some tests and benches run on the host themselves, on loopback ports only: HAProxy in front of
 # two service processes (replicas test and bench) and redis-server/redis-cli for the local Redis Cluster
 # test, Prometheus and promtool for the query_metrics test and the demo, Alertmanager (and amtool) for the
-# alert-ingest test and the demo's alert line. Installs the Debian packages when a binary is missing; never
-# starts them as system services. Arguments name the packages to check (haproxy, redis-server,
-# prometheus, prometheus-alertmanager; default all), so the demo installs Prometheus alone.
+# alert-ingest test and the demo's alert line, ripgrep as the log benches' reference scanner. Installs the
+# Debian packages when a binary is missing; never starts them as system services. Arguments name the
+# packages to check (haproxy, redis-server, prometheus, prometheus-alertmanager, ripgrep; default all), so
+# the demo installs Prometheus alone.
 set -euo pipefail
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 binaries_of() {
@@ -13,14 +14,15 @@ binaries_of() {
     redis-server) echo redis-server redis-cli ;;
     prometheus) echo prometheus promtool ;;
     prometheus-alertmanager) echo prometheus-alertmanager amtool ;;
+    ripgrep) echo rg ;;
     *)
-      echo "ensure-test-binaries: unknown package $1 (known: haproxy, redis-server, prometheus, prometheus-alertmanager)" >&2
+      echo "ensure-test-binaries: unknown package $1 (known: haproxy, redis-server, prometheus, prometheus-alertmanager, ripgrep)" >&2
       return 1
       ;;
   esac
 }
 packages=("$@")
-[ ${#packages[@]} -eq 0 ] && packages=(haproxy redis-server prometheus prometheus-alertmanager)
+[ ${#packages[@]} -eq 0 ] && packages=(haproxy redis-server prometheus prometheus-alertmanager ripgrep)
 missing=()
 for package in "${packages[@]}"; do
   binaries=$(binaries_of "$package")

@@ -63,9 +63,18 @@ async function generate(file: string, sizeMb: number): Promise<void> {
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/**
+ * Seconds one scan takes. Its output is read through a pipe: GNU grep writing to /dev/null stops at the
+ * first match, as if given -q, and would time nothing. Exit 0 (matches) or 1 (none) only; any other
+ * status is an error naming the command, never a figure.
+ */
 async function timed(command: string, args: string[]): Promise<number> {
   const started = process.hrtime.bigint();
-  await once(spawn(command, args, { stdio: 'ignore' }), 'close');
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  child.stdout.resume();
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0 && code !== 1)
+    throw new Error(`the reference scan ${command} ${args.join(' ')} exited ${code}`);
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
