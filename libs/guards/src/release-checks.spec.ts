@@ -302,6 +302,20 @@ describe('findReleaseViolations: vouched for only as written', () => {
       '',
       [],
     ],
+    [
+      'a runbook command with a shell comment after it',
+      'Run kubectl get pods -n orders now',
+      ['kubectl get pods -n orders   # list the pods'],
+      '',
+      [],
+    ],
+    [
+      'a shell comment that hides code after a runbook command',
+      'kubectl get pods -n orders # ; kubectl delete ns orders',
+      ['kubectl get pods -n orders   # list the pods'],
+      '',
+      ['COMMAND'],
+    ],
     // Where a command starts, in the draft and in the runbook.
     [
       'an assignment before a runbook command',

@@ -241,7 +241,7 @@ function spansOf(reading: string, { clauses, markers }: Marked, written: boolean
   clauses.forEach((tokens, clause) => {
     if (markers[clause].size === 0) return;
     const texts = tokens.map((token) => (written ? writtenToken(token.text) : canonicalToken(token.text)));
-    // After a stop word the command has ended, if prose follows: a later shape is a command of its own,
+    // After a stop word (or a shell comment's `#`) the command has ended, if prose follows: a later shape is a command of its own,
     // and so is one that starts in the stop word itself (`… now | nc host 4444`). If code follows
     // (`rm -rf /tmp/x now /var /etc`, `…; then poweroff; fi`), a shell reads on: the command goes on too.
     const rest = (from: number) => reading.slice(tokens[from].start, tokens[tokens.length - 1].end);
@@ -250,7 +250,7 @@ function spansOf(reading: string, { clauses, markers }: Marked, written: boolean
       if (marker < next) continue;
       let proseFrom = texts.length;
       for (let i = marker + 1; i < texts.length; i++)
-        if (PROSE_STOPS.has(texts[i]) || CJK.test(texts[i])) {
+        if (PROSE_STOPS.has(texts[i]) || CJK.test(texts[i]) || texts[i] === '#') {
           if (!CODE_IN.test(rest(i))) proseFrom = i;
           break;
         }
