@@ -8,8 +8,8 @@ import {
   commandVouched,
   type CommandSpan,
 } from './release-commands';
-import { displayedReading, hiddenControlsIn, normaliseForRelease } from './release-normalise';
-import { sensitiveTokens, type SensitiveKind, type SensitiveToken } from './release-tokens';
+import { hiddenControlsIn, normaliseForRelease } from './release-normalise';
+import { tokensOfEveryReading, type SensitiveKind, type SensitiveToken } from './release-tokens';
 
 /**
  * Deterministic release checks (docs/release-gate.md): code, no LLM, run on every text a run releases
@@ -126,30 +126,15 @@ export interface Vouched {
 interface Reading {
   hidden: boolean;
   canonical: string;
-  /**
-   * The tokens of the canonical reading, the displayed reading and the text as it is: each must be
-   * vouched for. A reading can glue a character onto a token (a bullet, a superscript, a look-alike
-   * letter) and hide it from itself, never from all three.
-   */
+  /** The tokens of every reading (release-tokens `tokensOfEveryReading`): each must be vouched for. */
   tokens: SensitiveToken[];
   spans: CommandSpan[];
-  /** The keys of the tokens in the displayed reading (release-normalise `displayedReading`) and as written. */
+  /** The keys of the tokens as displayed and as written. */
   writtenTokens: ReadonlySet<string>;
-  /** The commands as written (release-commands `writtenCommandSpans`). */
+  /** The commands as written (release-commands `commandSpansBothWays`). */
   writtenSpans: CommandSpan[];
 }
 type Reader = (text: string) => Reading;
-
-/** Characters NFKC may turn into an ASCII letter or digit (`¹`, `™`, fullwidth letters): not CJK, spaces or punctuation. */
-const FOLD_CANDIDATE =
-  /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s\p{P}]/gu;
-
-/** Whether NFKC glues an ASCII letter or digit into the text, which could hide a token from that reading. */
-function foldsToAlphanumeric(text: string): boolean {
-  for (const [char] of text.matchAll(FOLD_CANDIDATE))
-    if (/[A-Za-z0-9]/u.test(char.normalize('NFKC'))) return true;
-  return false;
-}
 
 const keysOf = (tokens: readonly SensitiveToken[]) =>
   new Set(tokens.map((token) => keyOf(token.kind, token.value)));
@@ -161,25 +146,16 @@ function reader(): Reader {
     let reading = cache.get(text);
     if (!reading) {
       const canonical = normaliseForRelease(text);
-      const displayed = displayedReading(text);
-      // Most texts read the same all three ways; their tokens are found once.
-      const canonicalTokens = sensitiveTokens(canonical);
-      const displayedTokens = displayed === canonical ? canonicalTokens : sensitiveTokens(displayed);
-      // The text as it stands reads differently from the displayed reading only where NFKC folded a
-      // character into a letter or digit (`evil-support.com¹` displays as `…com1`, no host).
-      const writtenTokens = foldsToAlphanumeric(text)
-        ? [...displayedTokens, ...sensitiveTokens(text)]
-        : displayedTokens;
+      const { all, written } = tokensOfEveryReading(text, canonical);
       const tokens = new Map<string, SensitiveToken>();
-      for (const token of [...canonicalTokens, ...writtenTokens])
-        tokens.set(keyOf(token.kind, token.value), token);
+      for (const token of all) tokens.set(keyOf(token.kind, token.value), token);
       const commands = commandSpansBothWays(text, canonical);
       reading = {
         hidden: hiddenControlsIn(text),
         canonical,
         tokens: [...tokens.values()],
         spans: commands.spans,
-        writtenTokens: keysOf(writtenTokens),
+        writtenTokens: keysOf(written),
         writtenSpans: commands.written,
       };
       cache.set(text, reading);

@@ -180,15 +180,11 @@ export function commandSpans(text: string, canonical?: string): CommandSpan[] {
 }
 
 /**
- * Every command of a text as it is written, by the same shapes, with no reading applied: what a reader
- * copies. Provenance compares these, so a command vouched for only once a reading changed it (a comment
- * or quote dropped, a look-alike letter folded, a blob decoded) is not vouched for as written.
+ * Every command of a text in its command reading and as it is written, by the same shapes, with no
+ * reading applied to the second: what a reader copies. Provenance compares both, so a command vouched for
+ * only once a reading changed it (a comment or quote dropped, a look-alike letter folded, a blob decoded)
+ * is not vouched for as written. A text the command reading leaves as it is is marked once.
  */
-export function writtenCommandSpans(text: string): CommandSpan[] {
-  return spansOf(text, marked(text), true);
-}
-
-/** Both: a text the command reading leaves as it is is marked once. */
 export function commandSpansBothWays(
   text: string,
   canonical: string,
@@ -241,8 +237,8 @@ function spansOf(reading: string, { clauses, markers }: Marked, written: boolean
   clauses.forEach((tokens, clause) => {
     if (markers[clause].size === 0) return;
     const texts = tokens.map((token) => (written ? writtenToken(token.text) : canonicalToken(token.text)));
-    // After a stop word (or a shell comment's `#`) the command has ended, if prose follows: a later shape is a command of its own,
-    // and so is one that starts in the stop word itself (`… now | nc host 4444`). If code follows
+    // After a stop word or a shell comment's `#` the command has ended, if prose follows: a later shape
+    // is a command of its own, and so is one that starts in the stop word (`… now | nc host 4444`). If code follows
     // (`rm -rf /tmp/x now /var /etc`, `…; then poweroff; fi`), a shell reads on: the command goes on too.
     const rest = (from: number) => reading.slice(tokens[from].start, tokens[tokens.length - 1].end);
     let next = 0;

@@ -1,12 +1,7 @@
 import { allowlistPermits, EMPTY_ALLOWLIST } from './release-allowlist';
-import { commandSpans, writtenCommandSpans } from './release-commands';
-import {
-  displayedReading,
-  hiddenControlsIn,
-  normaliseForRelease,
-  revealHiddenControls,
-} from './release-normalise';
-import { sensitiveTokens } from './release-tokens';
+import { commandSpansBothWays } from './release-commands';
+import { hiddenControlsIn, normaliseForRelease, revealHiddenControls } from './release-normalise';
+import { tokensOfEveryReading } from './release-tokens';
 
 /**
  * Evidence shown in a released answer (references, cited documents, a fallback's sources) is data, not
@@ -22,20 +17,15 @@ export const MODEL_QUERY_LABEL = '模型的查询 / the model’s query: ';
 
 const MARKUP = /<\/?[a-z!?][^<>]*>?/iu;
 
-/** Read canonically, as displayed and as written (a reading may glue a symbol onto a host and hide it). */
+/** Read as the release checks read a text: every reading's tokens, and commands read and as written. */
 function needsNeutralising(text: string): boolean {
   if (hiddenControlsIn(text)) return true;
   const canonical = normaliseForRelease(text);
-  const sensitive = (reading: string) =>
-    sensitiveTokens(reading).some((token) => !allowlistPermits(EMPTY_ALLOWLIST, token));
-  return (
-    MARKUP.test(canonical) ||
-    sensitive(canonical) ||
-    sensitive(displayedReading(text)) ||
-    sensitive(text) ||
-    commandSpans(text, canonical).length > 0 ||
-    writtenCommandSpans(text).length > 0
-  );
+  if (MARKUP.test(canonical)) return true;
+  if (tokensOfEveryReading(text, canonical).all.some((token) => !allowlistPermits(EMPTY_ALLOWLIST, token)))
+    return true;
+  const commands = commandSpansBothWays(text, canonical);
+  return commands.spans.length > 0 || commands.written.length > 0;
 }
 
 /** One string as released evidence shows it: unchanged when harmless, otherwise inert and marked. */

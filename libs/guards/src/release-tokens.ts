@@ -2,6 +2,7 @@ import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { LinkifyIt } from 'linkify-it';
 import { parse as parseDomain } from 'tldts';
+import { displayedReading } from './release-normalise';
 
 /**
  * The tokens of a canonical text (release-normalise.ts) that could send a reader somewhere or reach
@@ -248,4 +249,37 @@ export function sensitiveTokens(canonical: string): SensitiveToken[] {
 /** A domain as the WHATWG URL parser spells it (`domainToASCII`), lower-cased, without a trailing dot. */
 export function asciiDomain(text: string): string {
   return domainToASCII(text.trim().toLowerCase()).replace(/\.$/u, '');
+}
+
+/** Characters NFKC may turn into an ASCII letter or digit (`¹`, `™`, fullwidth letters): not CJK, spaces or punctuation. */
+const FOLD_CANDIDATE =
+  /[^\p{ASCII}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\s\p{P}]/gu;
+
+/** Whether NFKC glues an ASCII letter or digit into the text, which could hide a token from that reading. */
+function foldsToAlphanumeric(text: string): boolean {
+  for (const [char] of text.matchAll(FOLD_CANDIDATE))
+    if (/[A-Za-z0-9]/u.test(char.normalize('NFKC'))) return true;
+  return false;
+}
+
+/**
+ * The tokens of a text in every reading: `all` of the canonical reading, the displayed one
+ * (release-normalise `displayedReading`) and the text as it stands — a reading can glue a character onto a
+ * token (a bullet, a superscript, a look-alike letter) and hide it from itself, not from all three — and
+ * `written`, those of the displayed reading and the text as it stands, where a voucher's token must be.
+ * Most texts read the same all three ways; their tokens are found once.
+ */
+export function tokensOfEveryReading(
+  text: string,
+  canonical: string,
+): { all: SensitiveToken[]; written: SensitiveToken[] } {
+  const displayed = displayedReading(text);
+  const canonicalTokens = sensitiveTokens(canonical);
+  const displayedTokens = displayed === canonical ? canonicalTokens : sensitiveTokens(displayed);
+  // The text as it stands reads differently from the displayed reading only where NFKC folded a character
+  // into a letter or digit (`evil-support.com¹` displays as `…com1`, no host).
+  const written = foldsToAlphanumeric(text)
+    ? [...displayedTokens, ...sensitiveTokens(text)]
+    : displayedTokens;
+  return { all: written === canonicalTokens ? written : [...canonicalTokens, ...written], written };
 }

@@ -6,6 +6,7 @@ export { redisConfig } from './config/redis.config';
 export { RedisHealthIndicator } from './redis/redis.health';
 export { RedisThrottlerStorage } from './redis/redis-throttler-storage';
 export { RunContext } from './run/run-context';
+export { errorKind } from './run/run-logger';
 export { RunContextFactory } from './run/run-context.factory';
 export {
   BudgetExhausted,

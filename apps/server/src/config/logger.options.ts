@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { errorKind } from '@app/harness';
 import { Params } from 'nestjs-pino';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -49,12 +50,7 @@ export function serviceLogger(level: string, destination?: DestinationStream): L
 }
 
 /** What the request log keeps of a failed request's error: its type and a system error code, never its text. */
-export function loggedError(error: { name?: unknown; code?: unknown }): { type: string; code?: string } {
-  const type = typeof error.name === 'string' && /^[A-Za-z]{1,40}$/u.test(error.name) ? error.name : 'Error';
-  const code =
-    typeof error.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/u.test(error.code) ? error.code : undefined;
-  return code ? { type, code } : { type };
-}
+export const loggedError = (error: { name?: unknown; code?: unknown }) => errorKind(error);
 
 /**
  * The request log: one `info` line per request (method, path without its query, status, response time, and

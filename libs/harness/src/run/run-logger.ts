@@ -34,18 +34,26 @@ export class RunLogger {
 }
 
 /**
- * What the log may keep of an unexpected error: its type, a system or driver code (`ER_LOCK_DEADLOCK`,
- * `EPIPE`) and where it was thrown — up to five frames, function and file:line. Never its message or
- * stack text: a message can carry SQL, row values or a secret, and the stack's first line is the message.
+ * What a log line may say an error is: its type (letters only) and a system or driver code
+ * (`ER_LOCK_DEADLOCK`, `EPIPE`), never its text: a message can carry SQL, row values or a secret.
  */
-export function errorWhere(error: unknown): { type: string; code?: string; at: string[] } {
-  const named = (error ?? {}) as { name?: unknown; code?: unknown; stack?: unknown };
+export function errorKind(error: unknown): { type: string; code?: string } {
+  const named = (error ?? {}) as { name?: unknown; code?: unknown };
   const type = typeof named.name === 'string' && /^[A-Za-z]{1,40}$/u.test(named.name) ? named.name : 'Error';
   const code =
     typeof named.code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/u.test(named.code) ? named.code : undefined;
+  return code ? { type, code } : { type };
+}
+
+/**
+ * What the log may keep of an unexpected error: its kind (`errorKind`) and where it was thrown — up to
+ * five frames, function and file:line. Never its stack text, whose first line is the message.
+ */
+export function errorWhere(error: unknown): { type: string; code?: string; at: string[] } {
+  const stack = (error as { stack?: unknown } | null)?.stack;
   const at =
-    typeof named.stack === 'string'
-      ? named.stack
+    typeof stack === 'string'
+      ? stack
           .split('\n')
           .map((line) =>
             /^\s+at (?:async )?([\w$.<>\s[\]]{1,120}?) \(?((?:file:\/\/)?\/[^():]+:\d+):\d+\)?$/u.exec(line),
@@ -54,5 +62,5 @@ export function errorWhere(error: unknown): { type: string; code?: string; at: s
           .slice(0, 5)
           .map(([, fn, file]) => `${fn} ${file.replace(/^file:\/\//u, '').replace(`${process.cwd()}/`, '')}`)
       : [];
-  return code ? { type, code, at } : { type, at };
+  return { ...errorKind(error), at };
 }
