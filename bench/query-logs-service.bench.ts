@@ -33,7 +33,8 @@ import {
  * same run as the reference. Per figure the slowest of the concurrent diagnoses, median of
  * BENCH_LOG_RUNS (default 3); one 60-minute diagnosis warms each service first (it builds the time
  * index). The service keeps its defaults (tool timeout, scan workers) unless the environment sets them.
- * Printed, never asserted.
+ * BENCH_CPU_PROFILE_DIR=<dir> writes `--cpu-prof` profiles of the service there (one per thread: the scan
+ * workers write their own). Printed, never asserted.
  */
 const SIZES = (process.env.BENCH_LOG_SIZES_MB ?? '10,100,1024').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_LOG_RUNS ?? 3);
@@ -118,18 +119,23 @@ async function main(): Promise<void> {
         refS[concurrent] = median(runs);
         figures[`${label}_${ref.name}_x${concurrent}_s`] = refS[concurrent];
       }
-      const service = startNode('dist/apps/server/src/main.js', [], {
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LLM_BASE_URL: `${stubUrl}/v1`,
-        DB_NAME: dbName,
-        THROTTLE_LIMIT: '1000000',
-        LOG_BACKEND: 'jsonl',
-        LOGS_JSONL_DIR: directory,
-        // Set, not inherited: the generated application-export.jsonl is the APPLICATION topic.
-        LOGS_JSONL_TOPICS: 'APPLICATION=application*.jsonl',
-        LOGS_JSONL_NOW: new Date(BENCH_LOG_END).toISOString(),
-      });
+      const service = startNode(
+        'dist/apps/server/src/main.js',
+        [],
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LLM_BASE_URL: `${stubUrl}/v1`,
+          DB_NAME: dbName,
+          THROTTLE_LIMIT: '1000000',
+          LOG_BACKEND: 'jsonl',
+          LOGS_JSONL_DIR: directory,
+          // Set, not inherited: the generated application-export.jsonl is the APPLICATION topic.
+          LOGS_JSONL_TOPICS: 'APPLICATION=application*.jsonl',
+          LOGS_JSONL_NOW: new Date(BENCH_LOG_END).toISOString(),
+        },
+        process.env.BENCH_CPU_PROFILE_DIR,
+      );
       try {
         const baseUrl = `http://127.0.0.1:${await boundPort(service, 'the service')}`;
         await untilUp(service, `${baseUrl}/health`);

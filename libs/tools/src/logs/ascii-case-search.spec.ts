@@ -117,4 +117,63 @@ describe('asciiCaseScan', () => {
       expect([needle, text, hits(needle, text)]).toEqual([needle, text, expected]);
     }
   });
+
+  it('tries the anchors again after a stretch of skip search, at a line start', () => {
+    // Lines dense with the anchor byte give it up; 'kafka' far past them is found by its anchors again
+    // (the other needle's skip search alone would never find it: the line holds no NEEDLE).
+    const dense = `${'k '.repeat(40)}\n`.repeat(5000);
+    const text = `${dense}plain line\n${'x'.repeat(300 * 1024)}\nlate kafka\n`;
+    const bytes = Buffer.from(text, 'latin1');
+    const scan = asciiCaseScan('kafka', asciiCaseSearch('needle'))(bytes, 0, bytes.length);
+    expect(scan.next(0)).toBe(text.indexOf('kafka'));
+  });
+
+  it('ends a stretch of skip search at a line start, never inside a line', () => {
+    // The 16th k (offset 30) gives up the anchors; the stretch would end 256 KiB after it, inside the
+    // second line, between its 'kafka' (skip-searched for NEEDLE only) and its NEEDLE (anchors only).
+    const cut = 31 + 256 * 1024;
+    const first = `${'k '.repeat(20)}\n`;
+    const text = `${first}${'x'.repeat(cut - first.length - 20)} kafka ${'x'.repeat(30)} NEEDLE\nend\n`;
+    const bytes = Buffer.from(text, 'latin1');
+    const scan = asciiCaseScan('kafka', asciiCaseSearch('needle'))(bytes, 0, bytes.length);
+    expect(text.indexOf('kafka')).toBeLessThan(cut);
+    expect(scan.next(0)).toBe(text.indexOf('NEEDLE'));
+  });
+
+  it('finds every line holding both needles, whichever search covers it, over stretches of both', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const words = ['k', 'kk', 'K', 'kafka', 'KAFKA', 'needle', 'Needle', 'x', 'lag'];
+    const lines: string[] = [];
+    for (let size = 0; size < 900 * 1024;) {
+      // Stretches where every line is dense with the anchor byte, and stretches where it is rare.
+      const dense = Math.floor(size / (150 * 1024)) % 2 === 0;
+      const count = 1 + (next() % 12);
+      const line = Array.from({ length: count }, () =>
+        dense ? words[next() % words.length] : words[3 + (next() % 6)],
+      ).join(' ');
+      lines.push(line);
+      size += line.length + 1;
+    }
+    const text = lines.join('\n');
+    const bytes = Buffer.from(text, 'latin1');
+    const scan = asciiCaseScan('kafka', asciiCaseSearch('needle'))(bytes, 0, bytes.length);
+    const found = new Set<number>();
+    for (let at = 0; at < bytes.length;) {
+      const hit = scan.next(at);
+      if (hit < 0) break;
+      const start = bytes.lastIndexOf(10, hit) + 1;
+      found.add(start);
+      const newline = bytes.indexOf(10, hit);
+      at = newline < 0 ? bytes.length : newline + 1;
+    }
+    let offset = 0;
+    const missed: string[] = [];
+    for (const line of lines) {
+      const lower = line.toLowerCase();
+      if (lower.includes('kafka') && lower.includes('needle') && !found.has(offset)) missed.push(line);
+      offset += line.length + 1;
+    }
+    expect(missed).toEqual([]);
+  });
 });

@@ -71,22 +71,31 @@ export interface ByteScan {
   next(from: number): number;
 }
 
-/** Anchor candidates that fail before the scan gives up on them: at least this many ... */
+/** Anchor candidates that fail before the scan turns to the skip search: at least this many ... */
 const MIN_FALSE_ANCHORS = 16;
 /**
- * ... and more than one per this many bytes scanned; then the rest of the range is searched by skips.
- * Measured on this machine: a failed anchor costs about 20-90 ns, the skip search about 0.35-0.5 ns a
- * byte, so anchors pay off up to about one per 100-200 bytes; 256 keeps a margin.
+ * ... and more than one per this many bytes scanned since the anchors (re)started. Measured on this
+ * machine: a failed anchor costs about 20-90 ns, the skip search about 0.35-0.5 ns a byte, so anchors
+ * pay off up to about one per 100-200 bytes; 256 keeps a margin.
  */
 const BYTES_PER_FALSE_ANCHOR = 256;
+/**
+ * How far the skip search goes before the anchors are tried again (to the next line start after it):
+ * an anchor byte common in one stretch of a file (an id's digit in a run of lines) costs the skip
+ * search only there, not for the rest of a chunk.
+ */
+const SKIP_STRETCH_BYTES = 256 * 1024;
 
 /**
  * Hits of an ASCII case-insensitive needle over `bytes[from, to)`, found as a fast grep does: its rarest
  * byte (both cases) is looked for with native memchr (`Buffer.indexOf` of a byte), each candidate then
- * compared in place. When the anchor byte turns out common in this range (many candidates that are no
- * hit), the rest of the range is searched with `skipSearch` (by default the skip search for the same
- * needle; a caller that needs every needle of a set may pass a longer one's, which skips further), so a
- * range costs at most a little more than that search alone.
+ * compared in place. Where the anchor byte turns out common (many candidates that are no hit), the next
+ * stretch of about SKIP_STRETCH_BYTES, up to a line start, is searched with `skipSearch` instead (by
+ * default the skip search for the same needle; a caller that needs every needle of a set may pass a
+ * longer one's, which skips further), then the anchors are tried again; so a range costs at most a
+ * little more than that search alone. A hit is one of either needle. Both switches happen where no
+ * line is split between the needles: the skip search starts where the call did (a line start for the
+ * line scanners) and ends at a line start, and needles hold no line break.
  */
 export function asciiCaseScan(
   needle: string,
@@ -110,19 +119,34 @@ export function asciiCaseScan(
     let nextLower = -1;
     let nextUpper = upper < 0 ? Infinity : -1;
     let falseAnchors = 0;
+    let anchorsFrom = from;
+    // While skipping, the skip search runs instead of the anchors up to `skipUntil` (a line start or `to`).
     let skipping = false;
+    let skipUntil = from;
     const nextOf = (byte: number, known: number, min: number) => {
       if (known >= min) return known;
       const found = range.indexOf(byte, min);
       return found < 0 ? Infinity : found;
     };
+    const lineStartAfter = (at: number) => {
+      if (at >= to) return to;
+      const newline = range.indexOf(10, at);
+      return newline < 0 ? to : newline + 1;
+    };
     return {
       next(at) {
-        if (skipping) return skipSearch(bytes, at, to);
         // The skip search may look for another needle: it starts where this call did, not where the
         // anchors stopped, or a hit of its needle before that point (in the same line) would be lost.
         const called = at;
         for (;;) {
+          if (skipping) {
+            const hit = at < skipUntil ? skipSearch(bytes, at, skipUntil) : -1;
+            if (hit >= 0) return hit;
+            skipping = false;
+            falseAnchors = 0;
+            anchorsFrom = at = Math.max(at, skipUntil);
+          }
+          if (at >= to) return -1;
           const min = at + anchor;
           nextLower = nextOf(lower, nextLower, min);
           nextUpper = nextOf(upper, nextUpper, min);
@@ -132,9 +156,11 @@ export function asciiCaseScan(
           if (matchesAt(bytes, start)) return start;
           falseAnchors += 1;
           at = start + 1;
-          if (falseAnchors >= MIN_FALSE_ANCHORS && falseAnchors * BYTES_PER_FALSE_ANCHOR > at - from) {
+          if (falseAnchors >= MIN_FALSE_ANCHORS && falseAnchors * BYTES_PER_FALSE_ANCHOR > at - anchorsFrom) {
             skipping = true;
-            return skipSearch(bytes, called, to);
+            skipUntil = lineStartAfter(at + SKIP_STRETCH_BYTES);
+            // Before anchorsFrom the skip search already found nothing.
+            at = Math.max(called, anchorsFrom);
           }
         }
       },

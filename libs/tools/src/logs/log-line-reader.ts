@@ -1,8 +1,12 @@
 import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 
 /** Longest line read by default: longer lines are skipped and counted, never buffered whole. */
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
-const CHUNK_BYTES = 1024 * 1024;
+/** Bytes per read: large enough that the wait between reads is small beside the work on each. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Room a buffer starts with for the unfinished line carried in front of a read (it grows for longer ones). */
+const CARRY_BYTES = 64 * 1024;
 
 /** Whole lines of a file as bytes: `bytes[start, end)` (each line ends with `\n`, except a last line at EOF). */
 export interface LineChunk {
@@ -23,73 +27,98 @@ export interface LineReadOptions {
   from?: number;
   to?: number;
   maxLineBytes: number;
-  /** Checked before every read: true stops reading. */
+  /** Checked before every read and before waiting for one: true stops reading. */
   stopped?: () => boolean;
+  /** Bytes per read (default 4 MiB); specs make it small to cross many chunk boundaries. */
+  chunkBytes?: number;
 }
 
 /**
  * Reads a file in chunks of whole lines without decoding them, so a caller can reject lines by their
  * bytes before any parse. A line longer than `maxLineBytes` is skipped (reported as `long`), so no input
- * line can grow a string past what the process can hold. The chunk buffer is reused: consume each chunk
- * before asking for the next.
+ * line can grow a string past what the process can hold. The next read is under way while the caller
+ * works through a chunk (two buffers take turns), so a scan costs about the longer of reading and
+ * searching, not their sum. A chunk's buffer is reused: consume each chunk before asking for the next.
  */
 export async function* readLineChunks(
   path: string,
   options: LineReadOptions,
 ): AsyncGenerator<LineChunk | LongLine> {
   const { maxLineBytes } = options;
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  // A buffer grows only while a line is longer than a chunk, up to what the cap needs.
+  const largest = maxLineBytes + chunkBytes + 1;
+  const end = options.to ?? Infinity;
   const file = await open(path, 'r');
+  let position = options.from ?? 0;
+  let reading: Promise<Read> | null = null;
+  /** Starts reading the next chunk into `buffer` behind the `carry` bytes `source[at, at + carry)`. */
+  const readBehind = (buffer: Buffer, source: Buffer | null, at: number, carry: number): Buffer => {
+    if (carry + chunkBytes > buffer.length && buffer.length < largest) {
+      buffer = Buffer.allocUnsafe(Math.min(largest, Math.max(2 * buffer.length, carry + chunkBytes)));
+    }
+    if (source) source.copy(buffer, 0, at, at + carry);
+    const want = Math.min(chunkBytes, buffer.length - carry, end - position);
+    reading = want > 0 ? readInto(file, buffer, carry, want, position) : Promise.resolve({ bytesRead: 0 });
+    return buffer;
+  };
   try {
-    // Grows only while a line is longer than the chunk, up to the cap.
-    let buffer = Buffer.allocUnsafe(2 * CHUNK_BYTES);
-    const largest = maxLineBytes + CHUNK_BYTES + 1;
-    let position = options.from ?? 0;
-    const to = options.to ?? Infinity;
+    if (options.stopped?.()) return;
+    let buffer: Buffer = readBehind(Buffer.allocUnsafe(chunkBytes + CARRY_BYTES), null, 0, 0);
+    let spare: Buffer = Buffer.allocUnsafe(chunkBytes + CARRY_BYTES);
     let carry = 0;
     let skipping = false;
-    let skippedAt = 0;
     for (;;) {
-      if (options.stopped?.()) return;
-      if (carry + CHUNK_BYTES > buffer.length && buffer.length < largest) {
-        const grown = Buffer.allocUnsafe(Math.min(largest, 2 * buffer.length));
-        buffer.copy(grown, 0, 0, carry);
-        buffer = grown;
+      const read: Read = await reading!;
+      reading = null;
+      if ('error' in read) throw read.error;
+      if (read.bytesRead === 0) {
+        if (carry > 0 && !skipping) yield* linesOf(buffer, 0, carry, maxLineBytes, position - carry);
+        return;
       }
-      const want = Math.min(CHUNK_BYTES, buffer.length - carry, to - position);
-      const { bytesRead } = want > 0 ? await file.read(buffer, carry, want, position) : { bytesRead: 0 };
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      const filled = carry + bytesRead;
+      position += read.bytesRead;
+      const filled = carry + read.bytesRead;
+      // [begin, whole): the chunk's whole lines; the rest is the start of a line the next chunk ends.
       let begin = 0;
       if (skipping) {
-        const newline = buffer.indexOf(10, 0);
-        if (newline < 0 || newline >= filled) {
-          carry = 0;
-          continue;
-        }
-        begin = newline + 1;
-        skipping = false;
+        const newline = buffer.subarray(0, filled).indexOf(10);
+        if (newline < 0) begin = filled;
+        else [begin, skipping] = [newline + 1, false];
       }
       const last = buffer.lastIndexOf(10, filled - 1);
-      if (last >= begin) {
-        yield* linesOf(buffer, begin, last + 1, maxLineBytes, position - filled);
-        buffer.copy(buffer, 0, last + 1, filled);
-        carry = filled - last - 1;
-      } else {
-        if (begin > 0) buffer.copy(buffer, 0, begin, filled);
-        carry = filled - begin;
-      }
+      const whole = last >= begin ? last + 1 : begin;
+      carry = filled - whole;
+      let long: LongLine | null = null;
       if (carry > maxLineBytes) {
-        skippedAt = position - carry;
-        yield { kind: 'long', offset: skippedAt };
-        skipping = true;
-        carry = 0;
+        long = { kind: 'long', offset: position - carry };
+        [skipping, carry] = [true, 0];
       }
+      const stop = options.stopped?.() ?? false;
+      const chunk = buffer;
+      if (!stop) {
+        buffer = readBehind(spare, chunk, whole, carry);
+        spare = chunk;
+      }
+      if (whole > begin) yield* linesOf(chunk, begin, whole, maxLineBytes, position - filled);
+      if (stop) return;
+      if (long) yield long;
+      if (options.stopped?.()) return;
     }
-    if (carry > 0 && !skipping) yield* linesOf(buffer, 0, carry, maxLineBytes, position - carry);
   } finally {
+    // A read still under way writes into a buffer through the descriptor: it ends before the file closes.
+    await reading;
     await file.close();
   }
+}
+
+/** A read's outcome, never a rejection: a read may fail while the caller is busy with the previous chunk. */
+type Read = { bytesRead: number } | { error: unknown };
+
+function readInto(file: FileHandle, buffer: Buffer, offset: number, length: number, position: number) {
+  return file.read(buffer, offset, length, position).then(
+    ({ bytesRead }): Read => ({ bytesRead }),
+    (error: unknown): Read => ({ error }),
+  );
 }
 
 /**

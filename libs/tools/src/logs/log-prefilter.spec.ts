@@ -84,10 +84,40 @@ describe('candidateLines', () => {
     ]);
   });
 
-  it('keeps lines with characters whose lower case is ASCII (İ, Kelvin sign)', () => {
-    const text = '{"msg":"İD"}\n{"msg":"nothing"}\n{"msg":"\\u212a"}';
-    expect(lines(text, ['id'], formatById('pino-json'))).toEqual(['{"msg":"İD"}', '{"msg":"\\u212a"}']);
-  });
+  it.each([
+    ['a Kelvin sign anywhere in a run', ['kafka'], ['{"msg":"\u212Aafka"}', '{"msg":"\\u212aafka"}']],
+    [
+      'İ as the last letter of a run (every line holding one)',
+      ['hi'],
+      ['{"msg":"Hİ"}', '{"msg":"H\\u0130"}', '{"msg":"İDE"}'],
+    ],
+    ['İ inside a run (its lower case puts a combining dot after the i)', ['ide'], []],
+    ['no run that either can complete', ['error', 'timeout'], []],
+  ])(
+    'keeps the lines a character lowering to ASCII can make match, only when one can: %s',
+    (_name, include, kept) => {
+      const text = [
+        '{"msg":"\u212Aafka"}',
+        '{"msg":"\\u212aafka"}',
+        '{"msg":"Hİ"}',
+        '{"msg":"H\\u0130"}',
+        '{"msg":"İDE"}',
+        '{"msg":"none"}',
+      ];
+      const found = lines(text.join('\n'), include, formatById('pino-json'));
+      expect(found).toEqual(kept);
+      // The prefilter drops no line the matcher accepts.
+      const terms = parseLogQuery(include.join(' '));
+      const matched = text.filter((line) =>
+        matchesLogQuery(
+          { service: 'x', level: 'INFO', message: (JSON.parse(line) as { msg: string }).msg },
+          terms,
+          {},
+        ),
+      );
+      expect(found).toEqual(expect.arrayContaining(matched));
+    },
+  );
 
   it.each([
     ['a rare anchor', ['kafka', 'lag']],
@@ -184,6 +214,33 @@ describe('candidateRecords (formats whose records span lines)', () => {
     const bytes = Buffer.from(text, 'utf8');
     const filter = prefilterOf(['hikaripool'], LOGBACK, null)!;
     expect(candidateRecords(bytes, 0, bytes.length, filter, startsRecord)).toBeNull();
+  });
+
+  it('finds a record holding one run before and the other after the line where a skip search stretch ends', () => {
+    // Anchor bytes (k) in every word of the first record give the anchors up; the skip search's stretch
+    // then ends after the line holding the offset 256 KiB on: this record's first line holds 'kafka',
+    // its stack-trace line after that line start holds 'needles'.
+    const dense = header(0, 'k '.repeat(20));
+    const trip = dense.split('k', 16).join('k').length + 1;
+    const filler: string[] = [];
+    let size = dense.length + 1;
+    for (let i = 1; size < trip + 256 * 1024 - 300; i += 1) {
+      filler.push(header(i, `x${'y'.repeat(150)}`));
+      size += filler[filler.length - 1].length + 1;
+    }
+    const straddling = header(1, `${'z'.repeat(400)} kafka consumer`);
+    const text = [
+      dense,
+      ...filler,
+      straddling,
+      '\tat needles.Pool.get(Pool.java:1)',
+      header(2, 'end'),
+      '',
+    ].join('\n');
+    expect(size + straddling.length).toBeGreaterThan(trip + 256 * 1024);
+    const all = matches(text, 'kafka needles', [], false);
+    expect(all).toHaveLength(1);
+    expect(matches(text, 'kafka needles', [], true)).toEqual(all);
   });
 
   it('finds exactly the records reading every line finds, wherever the chunks are cut (randomised)', () => {

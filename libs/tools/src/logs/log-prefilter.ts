@@ -15,12 +15,20 @@ import { type LogFormatId, MAX_JOINED_LINES } from './formats';
 const LEVEL_WORDS = 'error warn info debug';
 
 /**
- * Characters outside ASCII whose lower case is an ASCII letter (`İ` -> `i̇`, the Kelvin sign -> `k`), as
- * UTF-8 and as the JSON escapes writers use for them: a line holding one is always examined.
+ * The characters outside ASCII whose lower case holds an ASCII letter, as UTF-8 and as the JSON escapes
+ * writers use for them, each with the runs it can complete: the Kelvin sign lowers to `k` anywhere in a
+ * run; `İ` lowers to `i` plus a combining dot, so it completes a run only as its last letter. A line
+ * holding one is always examined when a required run can be completed by it (each costs a pass over the
+ * bytes, so only then).
  */
-const CASE_FOLDING_INTO_ASCII = ['\u0130', '\u212a', '\\u0130', '\\u212a', '\\u212A'].map((text) =>
-  Buffer.from(text, 'utf8'),
-);
+const CASE_FOLDING_INTO_ASCII: { completes: (run: string) => boolean; markers: Buffer[] }[] = [
+  { completes: (run) => run.includes('k'), markers: ['\u212a', '\\u212a', '\\u212A'].map(bytesOf) },
+  { completes: (run) => run.endsWith('i'), markers: ['\u0130', '\\u0130'].map(bytesOf) },
+];
+
+function bytesOf(text: string): Buffer {
+  return Buffer.from(text, 'utf8');
+}
 
 /** Per format, raw text that means a line's message is not written as text (journald's byte arrays). */
 const ENCODED_MESSAGE: Partial<Record<LogFormatId, Buffer[]>> = {
@@ -41,8 +49,17 @@ export interface LinePrefilter {
   others: string[];
   /** Raw bytes that make a line always examined. */
   always: Buffer[];
-  /** The chunk scan for the primary run (ASCII case-insensitive), built once per scan of a file. */
+  /**
+   * The chunk scan for the primary run (ASCII case-insensitive), built once per scan of a file; where
+   * the primary's anchor byte proves common, the longest run's skip search takes over (it skips further).
+   */
   scanPrimary: (bytes: Buffer, from: number, to: number) => ByteScan;
+  /**
+   * The same with the primary's own skip search, for records that span lines: the other run's skip
+   * search hands back to the anchors at a line start, which may be inside a record holding the primary
+   * before it and the other run after it.
+   */
+  scanPrimaryInRecords: (bytes: Buffer, from: number, to: number) => ByteScan;
   /** Every run's search, to test a candidate line (the scan may have found it by another run). */
   findEach: ByteSearch[];
 }
@@ -71,9 +88,15 @@ export function prefilterOf(
   return {
     primary,
     others,
-    always: [...CASE_FOLDING_INTO_ASCII, ...(ENCODED_MESSAGE[format.id] ?? [])],
+    always: [
+      ...CASE_FOLDING_INTO_ASCII.filter(({ completes }) => [...runs].some(completes)).flatMap(
+        ({ markers }) => markers,
+      ),
+      ...(ENCODED_MESSAGE[format.id] ?? []),
+    ],
     // Where the primary's anchor proves common, the longest run skips furthest.
     scanPrimary: asciiCaseScan(primary, asciiCaseSearch(longest)),
+    scanPrimaryInRecords: asciiCaseScan(primary),
     findEach: [primary, ...others].map(asciiCaseSearch),
   };
 }
@@ -194,7 +217,7 @@ export function candidateRecords(
     const from = recordStart(lineStartOf(at));
     return from === null ? null : [from, recordEnd(from)];
   };
-  const primary = filter.scanPrimary(bytes, start, end);
+  const primary = filter.scanPrimaryInRecords(bytes, start, end);
   for (let at = start; at < end;) {
     const hit = primary.next(at);
     if (hit < 0) break;

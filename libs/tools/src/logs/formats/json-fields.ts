@@ -21,6 +21,8 @@ export function jsonObjectOf(line: string): JsonObject | null {
 /** A field by name, or by dotted path (`log.level`) when no top-level key has that exact name. */
 export function fieldOf(record: JsonObject, name: string): unknown {
   if (name in record) return record[name];
+  // Most names tried are plain keys a record lacks: no path to split.
+  if (!name.includes('.')) return undefined;
   let value: unknown = record;
   for (const part of name.split('.')) {
     if (typeof value !== 'object' || value === null) return undefined;

@@ -16,14 +16,27 @@ export function isValidTimeZone(zone: string): boolean {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const offsets = new Map<string, number>();
 
+const fixedOffsets = new Map<string, number | null>();
+
+/** The offset in ms of UTC or a fixed-offset zone (`+08:00`), null for an IANA zone; cached per zone. */
+function fixedOffsetMs(zone: string): number | null {
+  let offset = fixedOffsets.get(zone);
+  if (offset !== undefined) return offset;
+  const fixed = FIXED_OFFSET.exec(zone);
+  if (/^(UTC|GMT|Z)$/i.test(zone)) offset = 0;
+  else if (fixed) {
+    const minutes = Number(fixed[2]) * 60 + Number(fixed[3] ?? '0');
+    offset = (fixed[1] === '-' ? -minutes : minutes) * 60_000;
+  } else offset = null;
+  if (fixedOffsets.size > 1_000) fixedOffsets.clear();
+  fixedOffsets.set(zone, offset);
+  return offset;
+}
+
 /** The zone's offset from UTC in ms at the UTC instant `utcMs`. */
 export function zoneOffsetMs(zone: string, utcMs: number): number {
-  if (/^(UTC|GMT|Z)$/i.test(zone)) return 0;
-  const fixed = FIXED_OFFSET.exec(zone);
-  if (fixed) {
-    const minutes = Number(fixed[2]) * 60 + Number(fixed[3] ?? '0');
-    return (fixed[1] === '-' ? -minutes : minutes) * 60_000;
-  }
+  const fixed = fixedOffsetMs(zone);
+  if (fixed !== null) return fixed;
   const bucket = `${zone}|${Math.floor(utcMs / 900_000)}`;
   const cached = offsets.get(bucket);
   if (cached !== undefined) return cached;
@@ -65,6 +78,9 @@ export function wallTimeToUtc(
     return Number.NaN;
   }
   const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  // A zone without transitions (UTC, `+08:00`): one offset, nothing to resolve.
+  const fixed = fixedOffsetMs(zone);
+  if (fixed !== null) return wall - fixed;
   // The offsets either side of a possible transition; a wall time valid under both is repeated (take
   // the earlier), one valid under neither falls in a gap (read with the offset before it).
   const before = zoneOffsetMs(zone, wall - 43_200_000);
