@@ -127,6 +127,10 @@ export class MemoryJournalStore implements JournalStore {
 
   lateWriteFailed(): void {}
 
+  progressWriteFailed(): boolean {
+    return true;
+  }
+
   /** Every timeline event written so far, in order. */
   get events(): JournalEvent[] {
     return this.batches.flatMap((batch) => batch.events);

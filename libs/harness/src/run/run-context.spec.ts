@@ -22,6 +22,7 @@ function start(timeoutMs: number, parentSignal?: AbortSignal, pace?: () => Promi
       write: () => Promise.reject(new Error('not written in this spec')),
       finish: () => Promise.reject(new Error('not written in this spec')),
       lateWriteFailed: () => undefined,
+      progressWriteFailed: () => false,
     }),
     timeoutMs,
     limits,

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { AuditCipher } from '../audit/audit-cipher';
 import type { JournalBatch } from './run-journal';
-import { finishStatements, journalInserts, runUpdate, Statement } from './run-journal.repository';
+import {
+  finishStatements,
+  journalInserts,
+  RunJournalRepository,
+  runUpdate,
+  Statement,
+} from './run-journal.repository';
 import type { FinishRun } from './run.repository';
 
 const cipher = new AuditCipher(new Map([['k1', randomBytes(32)]]), 'k1');
@@ -262,5 +268,23 @@ describe('finishStatements', () => {
       /^UPDATE chat_session s JOIN diagnosis_run r .* WHERE @superbiz_run_finished > 0$/s,
     );
     expect(flag.sql).toBe('SELECT @superbiz_run_finished AS finished');
+  });
+});
+
+describe('RunJournalRepository.progressWriteFailed', () => {
+  const repository = new RunJournalRepository(null as never, cipher, null as never, null as never);
+  const driverError = (code: string) => Object.assign(new Error(`${code} at a statement`), { code });
+
+  it.each([
+    ['a deadlock victim (rolled back: rows not written)', driverError('ER_LOCK_DEADLOCK'), true],
+    ['a lock-wait timeout (rolled back)', driverError('ER_LOCK_WAIT_TIMEOUT'), true],
+    ['a lost connection (the commit may have happened)', driverError('PROTOCOL_CONNECTION_LOST'), false],
+    [
+      'a time limit passed mid-write (the commit may have happened)',
+      driverError('PROTOCOL_SEQUENCE_TIMEOUT'),
+      false,
+    ],
+  ])('%s: keep the rows for the next write = %s', (_name, error, keep) => {
+    expect(repository.progressWriteFailed('r-1', error)).toBe(keep);
   });
 });

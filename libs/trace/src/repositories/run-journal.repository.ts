@@ -301,6 +301,15 @@ export class RunJournalRepository implements JournalStore {
     });
   }
 
+  progressWriteFailed(runId: string, error: unknown): boolean {
+    // A write that timed out or lost its connection may have committed: writing it again could store its rows twice.
+    const unstored = !outcomeUnknown(classifyDatabaseError(error));
+    this.logger.warn(
+      `a live-progress write of run ${runId} failed (${describeDatabaseError(error)}); the run goes on, ${unstored ? 'its rows go with the next write' : 'its rows may be missing from the trace'}`,
+    );
+    return unstored;
+  }
+
   lateWriteFailed(runId: string, error: unknown): void {
     this.logger.warn(
       `rows recorded after the terminal state of run ${runId} could not be written: ${describeDatabaseError(error)}`,

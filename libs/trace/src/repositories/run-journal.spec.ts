@@ -46,6 +46,14 @@ class MemoryStore implements JournalStore {
     this.lateFailures.push(error);
   }
 
+  /** Progress-write failures, and whether the store says the rows were surely not written. */
+  readonly progressFailures: unknown[] = [];
+  unstored = true;
+  progressWriteFailed(_runId: string, error: unknown): boolean {
+    this.progressFailures.push(error);
+    return this.unstored;
+  }
+
   private async record(kind: 'write' | 'finish', batch: JournalBatch): Promise<void> {
     await Promise.resolve();
     if (this.failNext) {
@@ -171,6 +179,47 @@ describe('RunJournal', () => {
     if (pending) journal.event('TOOL', 'TOOL_STARTED');
     await journal.flushOlderThan(1000, performance.now() + ageMs);
     expect(store.writes).toHaveLength(writes ? 1 : 0);
+  });
+});
+
+describe('RunJournal live-progress writes', () => {
+  let store: MemoryStore;
+  let journal: RunJournal;
+  beforeEach(() => {
+    store = new MemoryStore();
+    journal = new RunJournal('r-1', store);
+  });
+  const later = () => performance.now() + 5000;
+
+  it('a failed one ends nothing; rows surely not written go with the next write, in order', async () => {
+    journal.event('AGENT', 'AGENT_STARTED');
+    journal.setIntent('DIAGNOSIS');
+    store.failNext = true;
+    await expect(journal.flushOlderThan(1000, later())).resolves.toBeUndefined();
+    expect(store.progressFailures).toEqual([new Error('write failed')]);
+    journal.event('AGENT', 'MODEL_STEP');
+    await expect(journal.finish(FINISH)).resolves.toBe(true);
+    expect(store.writes.map((write) => [write.kind, eventTypes(write.batch), write.batch.intent])).toEqual([
+      ['finish', ['AGENT_STARTED', 'MODEL_STEP'], 'DIAGNOSIS'],
+    ]);
+  });
+
+  it('keeps the rows pending at their age, so the next progress write takes them', async () => {
+    journal.event('AGENT', 'AGENT_STARTED');
+    store.failNext = true;
+    await journal.flushOlderThan(1000, later());
+    await journal.flushOlderThan(1000, later());
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['AGENT_STARTED']]);
+  });
+
+  it('drops the rows when the store cannot tell whether they were written (never twice)', async () => {
+    journal.event('AGENT', 'AGENT_STARTED');
+    store.failNext = true;
+    store.unstored = false;
+    await journal.flushOlderThan(1000, later());
+    journal.event('AGENT', 'AGENT_FINISHED');
+    await journal.finish(FINISH);
+    expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['AGENT_FINISHED']]);
   });
 });
 

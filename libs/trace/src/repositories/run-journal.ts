@@ -120,6 +120,11 @@ export interface JournalStore {
   finish(runId: string, batch: JournalBatch, finish: FinishRun, deadlineAt: number | null): Promise<boolean>;
   /** A write of rows recorded after the terminal one failed; nobody is waiting for it any more. */
   lateWriteFailed(runId: string, error: unknown): void;
+  /**
+   * A live-progress write failed (it ends nothing): logs it, and answers whether its rows are known not
+   * to be stored (the journal then keeps them for its next write) rather than perhaps stored.
+   */
+  progressWriteFailed(runId: string, error: unknown): boolean;
 }
 
 /**
@@ -129,7 +134,9 @@ export interface JournalStore {
  * run's phase boundaries, and `finish()` writes the rest together with the terminal state, so "persist,
  * then announce" covers every row. Writes of one run are serialised, so timeline ids keep the order
  * events happened in. A batch whose write fails is dropped and the error goes to the caller (it ends
- * the run): it never stands between the run and its terminal state. Rows recorded after `finish()` —
+ * the run): it never stands between the run and its terminal state. A live-progress write
+ * (`flushOlderThan`) is the exception: it only lets a trace reader follow a long loop, so its failure
+ * ends nothing; its rows stay pending for the next write when the store knows they were not written. Rows recorded after `finish()` —
  * the last step of a model or tool call that a cancellation interrupted, which ends after the run did —
  * are written on their own at once, as each row was before journals. Owned by the run's RunContext;
  * never shared between runs. What it records also goes to the run's metrics (when it has them), so the
@@ -209,10 +216,23 @@ export class RunJournal {
     });
   }
 
-  /** Flushes only when the oldest pending row is at least `maxAgeMs` old: live progress at a bounded cost. */
+  /**
+   * Live progress at a bounded cost: writes what is pending only when its oldest row is at least
+   * `maxAgeMs` old. Never rejects: a failed write is the store's to log, and rows known not to be stored
+   * go back in front of what is pending (the terminal write takes them at the latest).
+   */
   flushOlderThan(maxAgeMs: number, now = performance.now()): Promise<void> {
     if (this.oldestPending === null || now - this.oldestPending < maxAgeMs) return Promise.resolve();
-    return this.flush();
+    return this.serialise(async () => {
+      const oldest = this.oldestPending;
+      const batch = this.take();
+      if (isEmpty(batch)) return;
+      try {
+        await this.store.write(this.runId, batch, this.deadlineAt);
+      } catch (error) {
+        if (this.store.progressWriteFailed(this.runId, error)) this.putBack(batch, oldest);
+      }
+    });
   }
 
   /** Writes what is pending with the run's terminal state; false when the run had already left RUNNING. */
@@ -238,6 +258,19 @@ export class RunJournal {
     const next = this.writing.then(write);
     this.writing = next.catch(() => undefined);
     return next;
+  }
+
+  /** A batch whose write failed, back before what was recorded since (timeline order kept). */
+  private putBack(batch: JournalBatch, oldest: number | null): void {
+    const since = this.batch;
+    this.batch = {
+      events: [...batch.events, ...since.events],
+      steps: [...batch.steps, ...since.steps],
+      invocations: [...batch.invocations, ...since.invocations],
+      intent: since.intent ?? batch.intent,
+      budgetExhausted: batch.budgetExhausted ?? since.budgetExhausted,
+    };
+    this.oldestPending = oldest ?? this.oldestPending;
   }
 
   private take(): JournalBatch {
