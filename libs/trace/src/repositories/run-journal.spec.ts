@@ -180,18 +180,10 @@ describe('RunJournal', () => {
     await journal.flushOlderThan(1000, performance.now() + ageMs);
     expect(store.writes).toHaveLength(writes ? 1 : 0);
   });
-});
 
-describe('RunJournal live-progress writes', () => {
-  let store: MemoryStore;
-  let journal: RunJournal;
-  beforeEach(() => {
-    store = new MemoryStore();
-    journal = new RunJournal('r-1', store);
-  });
   const later = () => performance.now() + 5000;
 
-  it('a failed one ends nothing; rows surely not written go with the next write, in order', async () => {
+  it('a failed live-progress write ends nothing; rows surely not written go with the next write, in order', async () => {
     journal.event('AGENT', 'AGENT_STARTED');
     journal.setIntent('DIAGNOSIS');
     store.failNext = true;
@@ -204,7 +196,7 @@ describe('RunJournal live-progress writes', () => {
     ]);
   });
 
-  it('keeps the rows pending at their age, so the next progress write takes them', async () => {
+  it('after a failed live-progress write, keeps its rows pending at their age for the next one', async () => {
     journal.event('AGENT', 'AGENT_STARTED');
     store.failNext = true;
     await journal.flushOlderThan(1000, later());
@@ -212,7 +204,7 @@ describe('RunJournal live-progress writes', () => {
     expect(store.writes.map((write) => eventTypes(write.batch))).toEqual([['AGENT_STARTED']]);
   });
 
-  it('drops the rows when the store cannot tell whether they were written (never twice)', async () => {
+  it("drops a failed live-progress write's rows when the store cannot tell whether they were written (never twice)", async () => {
     journal.event('AGENT', 'AGENT_STARTED');
     store.failNext = true;
     store.unstored = false;
