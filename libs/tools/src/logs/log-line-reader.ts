@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 /** Bytes per read: large enough that the wait between reads is small beside the work on each. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
-/** Room a buffer starts with for the unfinished line carried in front of a read (it grows for longer ones). */
+/** Room a buffer has for the unfinished line carried in front of a read; a longer one grows one buffer. */
 const CARRY_BYTES = 64 * 1024;
 
 /** Whole lines of a file as bytes: `bytes[start, end)` (each line ends with `\n`, except a last line at EOF). */
@@ -38,7 +38,9 @@ export interface LineReadOptions {
  * bytes before any parse. A line longer than `maxLineBytes` is skipped (reported as `long`), so no input
  * line can grow a string past what the process can hold. The next read is under way while the caller
  * works through a chunk (two buffers take turns), so a scan costs about the longer of reading and
- * searching, not their sum. A chunk's buffer is reused: consume each chunk before asking for the next.
+ * searching, not their sum; while a line longer than the spare buffer's room is read, one buffer grows
+ * with it and reads wait for the caller, so a long line costs one buffer, not two. A chunk's buffer is
+ * reused: consume each chunk before asking for the next.
  */
 export async function* readLineChunks(
   path: string,
@@ -46,6 +48,7 @@ export async function* readLineChunks(
 ): AsyncGenerator<LineChunk | LongLine> {
   const { maxLineBytes } = options;
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  const carryRoom = Math.min(CARRY_BYTES, chunkBytes);
   // A buffer grows only while a line is longer than a chunk, up to what the cap needs.
   const largest = maxLineBytes + chunkBytes + 1;
   const end = options.to ?? Infinity;
@@ -64,8 +67,8 @@ export async function* readLineChunks(
   };
   try {
     if (options.stopped?.()) return;
-    let buffer: Buffer = readBehind(Buffer.allocUnsafe(chunkBytes + CARRY_BYTES), null, 0, 0);
-    let spare: Buffer = Buffer.allocUnsafe(chunkBytes + CARRY_BYTES);
+    let buffer: Buffer = readBehind(Buffer.allocUnsafe(chunkBytes + carryRoom), null, 0, 0);
+    let spare: Buffer = Buffer.allocUnsafe(chunkBytes + carryRoom);
     let carry = 0;
     let skipping = false;
     for (;;) {
@@ -93,14 +96,23 @@ export async function* readLineChunks(
         long = { kind: 'long', offset: position - carry };
         [skipping, carry] = [true, 0];
       }
-      const stop = options.stopped?.() ?? false;
-      const chunk = buffer;
-      if (!stop) {
+      const offset = position - filled;
+      if (options.stopped?.()) {
+        if (whole > begin) yield* linesOf(buffer, begin, whole, maxLineBytes, offset);
+        return;
+      }
+      if (carry <= carryRoom) {
+        // The unfinished line moves to the other buffer, which the next read fills behind it meanwhile.
+        const chunk = buffer;
         buffer = readBehind(spare, chunk, whole, carry);
         spare = chunk;
+        if (whole > begin) yield* linesOf(chunk, begin, whole, maxLineBytes, offset);
+      } else {
+        // A long line: its bytes stay in this buffer (moved to its start), read once its lines are consumed.
+        if (whole > begin) yield* linesOf(buffer, begin, whole, maxLineBytes, offset);
+        if (options.stopped?.()) return;
+        buffer = readBehind(buffer, buffer, whole, carry);
       }
-      if (whole > begin) yield* linesOf(chunk, begin, whole, maxLineBytes, position - filled);
-      if (stop) return;
       if (long) yield long;
       if (options.stopped?.()) return;
     }
