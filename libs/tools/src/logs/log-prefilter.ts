@@ -21,18 +21,75 @@ const LEVEL_WORDS = 'error warn info debug';
  * holding one is always examined when a required run can be completed by it (each costs a pass over the
  * bytes, so only then).
  */
-const CASE_FOLDING_INTO_ASCII: { completes: (run: string) => boolean; markers: Buffer[] }[] = [
-  { completes: (run) => run.includes('k'), markers: ['\u212a', '\\u212a', '\\u212A'].map(bytesOf) },
-  { completes: (run) => run.endsWith('i'), markers: ['\u0130', '\\u0130'].map(bytesOf) },
+const CASE_FOLDING_INTO_ASCII: { completes: (run: string) => boolean; markers: LineMarker[] }[] = [
+  {
+    completes: (run) => run.includes('k'),
+    markers: ['\u212a', '\\u212a', '\\u212A'].map((text) => markerOf(text)),
+  },
+  { completes: (run) => run.endsWith('i'), markers: ['\u0130', '\\u0130'].map((text) => markerOf(text)) },
 ];
 
-function bytesOf(text: string): Buffer {
-  return Buffer.from(text, 'utf8');
+/** Raw bytes that make a line always examined; `holds`, when given, confirms a hit at its offset. */
+export interface LineMarker {
+  bytes: Buffer;
+  holds?: (chunk: Buffer, at: number) => boolean;
 }
 
-/** Per format, raw text that means a line's message is not written as text (journald's byte arrays). */
-const ENCODED_MESSAGE: Partial<Record<LogFormatId, Buffer[]>> = {
-  'journald-json': [Buffer.from('"MESSAGE":[')],
+function markerOf(text: string, holds?: LineMarker['holds']): LineMarker {
+  return { bytes: Buffer.from(text, 'utf8'), holds };
+}
+
+const isWordByte = (byte: number) =>
+  (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte === 95;
+const hexOf = (byte: number) =>
+  byte >= 48 && byte <= 57
+    ? byte - 48
+    : byte >= 65 && byte <= 70
+      ? byte - 55
+      : byte >= 97 && byte <= 102
+        ? byte - 87
+        : NaN;
+
+/**
+ * A JSON `\u00XX` escape the parsed text holds as an ASCII letter, digit or `_` (`\u0074imeout` is
+ * `timeout`), or as a control character that a re-serialised object writes as `\b \t \n \f \r`.
+ */
+const ESCAPED_ASCII = markerOf('\\u00', (chunk, at) => {
+  const byte = 16 * hexOf(chunk[at + 4]) + hexOf(chunk[at + 5]);
+  return isWordByte(byte) || byte === 8 || byte === 9 || byte === 10 || byte === 12 || byte === 13;
+});
+
+const MESSAGE_KEY = Buffer.from('"MESSAGE"');
+/** journald's `MESSAGE` written as a byte array: `"MESSAGE"`, optional spaces, `:`, optional spaces, `[`. */
+const BYTE_ARRAY_MESSAGE = markerOf('[', (chunk, at) => {
+  let i = at - 1;
+  while (i >= 0 && chunk[i] === 32) i -= 1;
+  if (chunk[i] !== 58) return false;
+  i -= 1;
+  while (i >= 0 && chunk[i] === 32) i -= 1;
+  const from = i + 1 - MESSAGE_KEY.length;
+  return from >= 0 && chunk.subarray(from, i + 1).equals(MESSAGE_KEY);
+});
+
+/** logfmt's escape: a backslash before a letter or digit is dropped, joining the runs around it. */
+const LOGFMT_ESCAPE = markerOf('\\', (chunk, at) => isWordByte(chunk[at + 1]));
+/** The same inside Docker's JSON, where the application's backslash is written `\\`. */
+const LOGFMT_ESCAPE_IN_JSON = markerOf('\\\\', (chunk, at) => isWordByte(chunk[at + 2]));
+
+/**
+ * Per format, what in a line's bytes means its parsed text may hold runs of ASCII letters and digits
+ * the bytes do not (the format decodes or rewrites text there): such a line is always examined.
+ * Numbers are the exception, named in docs/logs.md: a JSON number is read as JavaScript prints it.
+ */
+const REWRITTEN_TEXT: Partial<Record<LogFormatId, LineMarker[]>> = {
+  json: [ESCAPED_ASCII],
+  'ecs-json': [ESCAPED_ASCII],
+  'logstash-json': [ESCAPED_ASCII],
+  'pino-json': [ESCAPED_ASCII],
+  'bunyan-json': [ESCAPED_ASCII],
+  'journald-json': [ESCAPED_ASCII, BYTE_ARRAY_MESSAGE],
+  'docker-json': [ESCAPED_ASCII, LOGFMT_ESCAPE_IN_JSON],
+  logfmt: [LOGFMT_ESCAPE],
 };
 
 /**
@@ -48,7 +105,7 @@ export interface LinePrefilter {
   primary: string;
   others: string[];
   /** Raw bytes that make a line always examined. */
-  always: Buffer[];
+  always: LineMarker[];
   /**
    * The chunk scan for the primary run (ASCII case-insensitive), built once per scan of a file; where
    * the primary's anchor byte proves common, the longest run's skip search takes over (it skips further).
@@ -92,7 +149,7 @@ export function prefilterOf(
       ...CASE_FOLDING_INTO_ASCII.filter(({ completes }) => [...runs].some(completes)).flatMap(
         ({ markers }) => markers,
       ),
-      ...(ENCODED_MESSAGE[format.id] ?? []),
+      ...(REWRITTEN_TEXT[format.id] ?? []),
     ],
     // Where the primary's anchor proves common, the longest run skips furthest.
     scanPrimary: asciiCaseScan(primary, asciiCaseSearch(longest)),
@@ -151,15 +208,19 @@ export function candidateLines(
   return [...byStart.values()].sort((a, b) => a[0] - b[0]);
 }
 
-/** Offsets in `chunk` where any marker occurs, at most one per marker per line. */
-function markedOffsets(chunk: Buffer, markers: readonly Buffer[]): number[] {
+/** Offsets in `chunk` where any marker occurs (and holds), at most one per marker per line. */
+function markedOffsets(chunk: Buffer, markers: readonly LineMarker[]): number[] {
   const hits: number[] = [];
-  for (const marker of markers) {
-    for (let hit = chunk.indexOf(marker); hit >= 0;) {
+  for (const { bytes, holds } of markers) {
+    for (let hit = chunk.indexOf(bytes); hit >= 0;) {
+      if (holds && !holds(chunk, hit)) {
+        hit = chunk.indexOf(bytes, hit + 1);
+        continue;
+      }
       hits.push(hit);
       const newline = chunk.indexOf(10, hit);
       if (newline < 0) break;
-      hit = chunk.indexOf(marker, newline + 1);
+      hit = chunk.indexOf(bytes, newline + 1);
     }
   }
   return hits;
@@ -172,9 +233,9 @@ function markedOffsets(chunk: Buffer, markers: readonly Buffer[]): number[] {
  * is somewhere in it; the record of a line holding an `always` marker; and, whatever they hold, the
  * chunk's first lines up to its first record start (the end of a record the previous chunk began) and
  * its last record (which the next chunk may continue). A record in between holds no hit, so it cannot
- * match. Null when a record's first line is more than MAX_JOINED_LINES away from a hit: feed the chunk
- * whole then (the reader refuses such a record anyway). `startsRecord` tells a line that is not a
- * continuation.
+ * match. Null when a record's first line or its end is more than MAX_JOINED_LINES lines away from a hit:
+ * feed the chunk whole then (the reader decides). `startsRecord` must tell the lines the reader starts a
+ * record at: not a continuation, and read as a record (an unreadable line does not end the record before it).
  */
 export function candidateRecords(
   bytes: Buffer,
@@ -203,20 +264,29 @@ export function candidateRecords(
     }
     return at;
   };
-  /** Where the record whose first line is at `from` ends: the next record's first line, or the chunk's end. */
-  const recordEnd = (from: number): number => {
+  /**
+   * Where the record whose first line is at `from` ends: the next record's first line, or the chunk's
+   * end; null past MAX_JOINED_LINES lines (the reader counts only the lines it joins, so it may go on).
+   */
+  const recordEnd = (from: number): number | null => {
     let at = lineEnd(from) + 1;
-    for (let walked = 0; at < end && walked <= MAX_JOINED_LINES && !isStart(at); walked += 1) {
+    for (let walked = 0; at < end && !isStart(at); walked += 1) {
+      if (walked >= MAX_JOINED_LINES) return null;
       at = lineEnd(at) + 1;
     }
     return Math.min(at, end);
   };
-  const spans: [number, number][] = [];
-  if (!isStart(start)) spans.push([start, recordEnd(start)]);
   const around = (at: number): [number, number] | null => {
     const from = recordStart(lineStartOf(at));
-    return from === null ? null : [from, recordEnd(from)];
+    const to = from === null ? null : recordEnd(from);
+    return from === null || to === null ? null : [from, to];
   };
+  const spans: [number, number][] = [];
+  if (!isStart(start)) {
+    const to = recordEnd(start);
+    if (to === null) return null;
+    spans.push([start, to]);
+  }
   const primary = filter.scanPrimaryInRecords(bytes, start, end);
   for (let at = start; at < end;) {
     const hit = primary.next(at);

@@ -1,4 +1,4 @@
-import { formatById, LogFormatId, LogRecord, ParseContext, RecordReader } from './formats';
+import { formatById, isRecord, LogFormatId, LogRecord, ParseContext, RecordReader } from './formats';
 import { readLineChunks, lineBounds } from './log-line-reader';
 import { LogFilters, LogQueryTerms, matchesLogQuery } from './log-match';
 import { candidateLines, candidateRecords, prefilterOf } from './log-prefilter';
@@ -78,8 +78,11 @@ async function scanFile(
   const reader = new RecordReader(format, file.context);
   const prefilter = prefilterOf(terms.include, format, file.service);
   // A multi-line format's records are let through whole: a term may be in any line of a stack trace.
+  // A record starts where the reader starts one: a line that is no continuation and reads as a record.
   const continuation = format.continuation?.bind(format);
-  const startsRecord = continuation ? (line: string) => continuation(line) === null : null;
+  const startsRecord = continuation
+    ? (line: string) => continuation(line) === null && isRecord(format.parse(line, file.context))
+    : null;
   let unreadable = 0;
   let long = 0;
   // Unreadable lines before the first record are counted at that record's time.

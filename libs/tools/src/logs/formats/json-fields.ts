@@ -4,12 +4,46 @@ import { timestampOf } from './timestamps';
 
 export type JsonObject = Record<string, unknown>;
 
+/** A number JavaScript would not print as written: 16 or more digits in a row, or an exponent. */
+const UNFAITHFUL_NUMBER = /\d{16}|\d[eE]/;
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * The JSON text with every number JavaScript would print otherwise (`5.04e2` as 504, a 19-digit id
+ * rounded) turned into a string of the digits as written, so an id is searched as the line holds it.
+ * Strings are left as they are (a scan that knows where each string starts and ends).
+ */
+export function numbersAsWritten(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = 0; at < text.length; at += 1) {
+    const char = text.charCodeAt(at);
+    if (char === 34) {
+      // A string: skip to its closing quote (a backslash escapes the character after it).
+      for (at += 1; at < text.length && text.charCodeAt(at) !== 34; at += 1) {
+        if (text.charCodeAt(at) === 92) at += 1;
+      }
+      continue;
+    }
+    if (char !== 45 && (char < 48 || char > 57)) continue;
+    NUMBER.lastIndex = at;
+    const number = NUMBER.exec(text)?.[0];
+    if (!number) continue;
+    if (/[eE]/.test(number) || number.replace(/\D/g, '').length >= 16) {
+      out += `${text.slice(copied, at)}"${number}"`;
+      copied = at + number.length;
+    }
+    at += number.length - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /** A line as a JSON object, or null (not JSON, or JSON that is not an object). */
 export function jsonObjectOf(line: string): JsonObject | null {
   const text = line.trim();
   if (!text.startsWith('{')) return null;
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(UNFAITHFUL_NUMBER.test(text) ? numbersAsWritten(text) : text);
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as JsonObject)
       : null;

@@ -8,10 +8,21 @@ const SERVICE = ['service', 'svc', 'app', 'application', 'component'];
 const MESSAGE = ['msg', 'message'];
 const ROLES = new Set([...TIME, ...LEVEL, ...SERVICE, ...MESSAGE]);
 
-/** A value as logfmt writes it (quoted when it has a space, `=` or a quote). */
-const pair = (key: string, value: unknown) => {
-  const text = value === true ? '' : String(value);
-  return value === true ? key : /[\s="]/.test(text) ? `${key}=${JSON.stringify(text)}` : `${key}=${text}`;
+/**
+ * A value's text as the line holds it: the package reads a bare key and `k=true` as true, `k=` as null
+ * (neither holds text to search), `k=false` as false.
+ */
+const writtenText = (value: string | boolean | null) =>
+  typeof value === 'string' ? value : value === false ? 'false' : '';
+
+/**
+ * A pair as logfmt writes it: a bare key alone, an empty value as `key=`, a value quoted when it has a
+ * space, `=`, a quote or a backslash (only those two escaped): the text invents no letters the line lacks.
+ */
+const pair = (key: string, value: string | boolean | null) => {
+  if (value === true) return key;
+  const text = writtenText(value);
+  return /[\s="\\]/.test(text) ? `${key}="${text.replace(/["\\]/g, '\\$&')}"` : `${key}=${text}`;
 };
 
 /**
@@ -25,10 +36,11 @@ export const LOGFMT_FORMAT: LogFormat = {
   parse(line, context) {
     const text = line.trim();
     if (!/^[\w.@-]+=/.test(text)) return 'NOT_THIS_FORMAT';
-    const record = logfmt.parse(text) as Record<string, string | boolean>;
-    const keys = Object.keys(record);
+    const parsed = logfmt.parse(text) as Record<string, string | boolean | null>;
+    const keys = Object.keys(parsed);
     if (keys.length < 2 || !keys.some((key) => TIME.includes(key))) return 'NOT_THIS_FORMAT';
-    const rest = keys.filter((key) => !ROLES.has(key)).map((key) => pair(key, record[key]));
+    const rest = keys.filter((key) => !ROLES.has(key)).map((key) => pair(key, parsed[key]));
+    const record = Object.fromEntries(keys.map((key) => [key, writtenText(parsed[key])]));
     const msg = textField(record, MESSAGE);
     const message = [msg, ...rest].filter((part): part is string => !!part).join(' ');
     return recordOf(

@@ -135,7 +135,8 @@ export function timestampOf(value: unknown, timeZone: string): number {
   if (typeof value !== 'string') return Number.NaN;
   const text = value.trim();
   if (text === '') return Number.NaN;
-  if (/^\d+(\.\d+)?$/.test(text)) return epochMs(Number(text));
+  // Digits, or a number in exponent form (a JSON number kept as written: json-fields numbersAsWritten).
+  if (/^\d+(\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) return epochMs(Number(text));
   const parts = DATE_TIME.exec(text);
   if (!parts) return Number.NaN;
   return dateTimeOf(parts.slice(1), timeZone);
