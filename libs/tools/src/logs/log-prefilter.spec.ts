@@ -145,6 +145,8 @@ describe('candidateRecords (formats whose records span lines)', () => {
   const LOGBACK = formatById('logback');
   const CONTEXT = { timeZone: 'UTC', referenceTime: 0, fields: DEFAULT_JSON_FIELDS };
   const startsRecord = (line: string) => LOGBACK.continuation?.(line) === null;
+  const mergedText = (bytes: Buffer, spans: [number, number][]) =>
+    spans.map(([from, to]) => bytes.toString('utf8', from, to)).join('');
   const header = (second: number, message: string) =>
     `2026-12-05 10:15:${String(second % 60).padStart(2, '0')}.123 ERROR [main] c.e.OrderService - ${message}`;
 
@@ -202,6 +204,26 @@ describe('candidateRecords (formats whose records span lines)', () => {
     const filter = prefilterOf(['hikaripool'], LOGBACK, null)!;
     const spans = candidateRecords(bytes, 0, bytes.length, filter, startsRecord)!;
     expect(spans).toEqual([[0, bytes.length]]);
+  });
+
+  it('walks a record of many always-examined lines once, not once per line (linear, not quadratic)', () => {
+    // Every stack-trace line holds a Kelvin sign, so each is marked; the record is walked for the first.
+    const text = [
+      header(1, 'start'),
+      ...Array.from({ length: 300 }, (_, i) => `\tat frame${i} \u212a`),
+      header(2, 'next'),
+      '',
+    ].join('\n');
+    const bytes = Buffer.from(text, 'utf8');
+    const filter = prefilterOf(['kafka'], LOGBACK, null)!;
+    let checks = 0;
+    const counted = (line: string) => {
+      checks += 1;
+      return startsRecord(line);
+    };
+    const spans = candidateRecords(bytes, 0, bytes.length, filter, counted)!;
+    expect(mergedText(bytes, spans)).toContain('frame299');
+    expect(checks).toBeLessThan(3 * 302);
   });
 
   it('is null (the chunk is read whole) when a hit is further from its record start than the reader joins', () => {

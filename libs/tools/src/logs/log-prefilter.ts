@@ -52,29 +52,48 @@ const hexOf = (byte: number) =>
 
 /**
  * A JSON `\u00XX` escape the parsed text holds as an ASCII letter, digit or `_` (`\u0074imeout` is
- * `timeout`), or as a control character that a re-serialised object writes as `\b \t \n \f \r`.
+ * `timeout`), as a backslash (an escape again for a line Docker wraps), or as a control character that
+ * a re-serialised object writes as `\b \t \n \f \r`.
  */
 const ESCAPED_ASCII = markerOf('\\u00', (chunk, at) => {
   const byte = 16 * hexOf(chunk[at + 4]) + hexOf(chunk[at + 5]);
-  return isWordByte(byte) || byte === 8 || byte === 9 || byte === 10 || byte === 12 || byte === 13;
+  return (
+    isWordByte(byte) || byte === 92 || byte === 8 || byte === 9 || byte === 10 || byte === 12 || byte === 13
+  );
 });
 
 const MESSAGE_KEY = Buffer.from('"MESSAGE"');
-/** journald's `MESSAGE` written as a byte array: `"MESSAGE"`, optional spaces, `:`, optional spaces, `[`. */
+/** journald's `MESSAGE` written as a byte array: `"MESSAGE"`, JSON whitespace, `:`, JSON whitespace, `[`. */
+const isJsonSpace = (byte: number) => byte === 32 || byte === 9 || byte === 10 || byte === 13;
 const BYTE_ARRAY_MESSAGE = markerOf('[', (chunk, at) => {
   let i = at - 1;
-  while (i >= 0 && chunk[i] === 32) i -= 1;
+  while (i >= 0 && isJsonSpace(chunk[i])) i -= 1;
   if (chunk[i] !== 58) return false;
   i -= 1;
-  while (i >= 0 && chunk[i] === 32) i -= 1;
+  while (i >= 0 && isJsonSpace(chunk[i])) i -= 1;
   const from = i + 1 - MESSAGE_KEY.length;
   return from >= 0 && chunk.subarray(from, i + 1).equals(MESSAGE_KEY);
 });
 
 /** logfmt's escape: a backslash before a letter or digit is dropped, joining the runs around it. */
 const LOGFMT_ESCAPE = markerOf('\\', (chunk, at) => isWordByte(chunk[at + 1]));
-/** The same inside Docker's JSON, where the application's backslash is written `\\`. */
-const LOGFMT_ESCAPE_IN_JSON = markerOf('\\\\', (chunk, at) => isWordByte(chunk[at + 2]));
+const DOCKER_LOG = Buffer.from('{"log":"');
+/** Whether the line around `at` is a Docker line whose application line is logfmt (`{"log":"key=`). */
+const dockerLogfmtLine = (chunk: Buffer, at: number) => {
+  const from = chunk.lastIndexOf(10, at) + 1;
+  if (!chunk.subarray(from, from + DOCKER_LOG.length).equals(DOCKER_LOG)) return false;
+  let i = from + DOCKER_LOG.length;
+  while (isWordByte(chunk[i]) || chunk[i] === 46 || chunk[i] === 64 || chunk[i] === 45) i += 1;
+  return i > from + DOCKER_LOG.length && chunk[i] === 61;
+};
+/**
+ * The same inside Docker's JSON, where the application's backslash is written `\\`: only in a logfmt
+ * application line (a Windows path in a stack trace is no escape to any other format).
+ */
+const LOGFMT_ESCAPE_IN_JSON = markerOf(
+  '\\\\',
+  (chunk, at) => isWordByte(chunk[at + 2]) && dockerLogfmtLine(chunk, at),
+);
 
 /**
  * Per format, what in a line's bytes means its parsed text may hold runs of ASCII letters and digits
@@ -296,10 +315,15 @@ export function candidateRecords(
     if (filter.findEach.every((find) => find(bytes, record[0], record[1]) >= 0)) spans.push(record);
     at = Math.max(record[1], hit + 1);
   }
-  for (const at of markedOffsets(bytes.subarray(start, end), filter.always)) {
+  // In order, each record once: a record of many marked lines (a stack trace of Windows paths) is walked
+  // for its first, not for each (that walk was quadratic in the record's length).
+  let covered = start;
+  for (const at of markedOffsets(bytes.subarray(start, end), filter.always).sort((a, b) => a - b)) {
+    if (start + at < covered) continue;
     const record = around(start + at);
     if (record === null) return null;
     spans.push(record);
+    covered = record[1];
   }
   const last = recordStart(lineStartOf(end > start && bytes[end - 1] === 10 ? end - 1 : end));
   if (last === null) return null;

@@ -4,18 +4,38 @@ import { timestampOf } from './timestamps';
 
 export type JsonObject = Record<string, unknown>;
 
-/** A number JavaScript would not print as written: 16 or more digits in a row, or an exponent. */
-const UNFAITHFUL_NUMBER = /\d{16}|\d[eE]/;
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/**
+ * A JSON number's text JavaScript may print otherwise in a way that changes its runs of digits: an
+ * exponent (`5.04e2` is 504), 16 or more digits with or without a point (rounded past 15-17
+ * significant digits), six zeros after the point (below 1e-6 it prints `1e-7`). On a line, the same test
+ * decides whether the line is scanned for such numbers at all.
+ */
+const PRINTS_OTHERWISE = /[eE]|[\d.]{16}|\.0{6}/;
+const MAY_HOLD_SUCH_NUMBER = /\d[eE]|[\d.]{16}|\.0{6}/;
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** After a number: whitespace, `,`, `}`, `]` or the end (anything else leaves invalid JSON invalid). */
+const endsNumber = (char: number) =>
+  Number.isNaN(char) ||
+  char === 44 ||
+  char === 125 ||
+  char === 93 ||
+  char === 32 ||
+  char === 9 ||
+  char === 10 ||
+  char === 13;
 
 /**
- * The JSON text with every number JavaScript would print otherwise (`5.04e2` as 504, a 19-digit id
- * rounded) turned into a string of the digits as written, so an id is searched as the line holds it.
- * Strings are left as they are (a scan that knows where each string starts and ends).
+ * The JSON text with every number in a value position that JavaScript may print otherwise (see
+ * PRINTS_OTHERWISE) turned into a string of the number as written, so an id is searched as the line
+ * holds it. Strings are left as they are (a scan that knows where each string starts and ends), and
+ * invalid JSON stays invalid: only a complete JSON number after `:`, or in an array, is changed.
  */
 export function numbersAsWritten(text: string): string {
   let out = '';
   let copied = 0;
+  const containers: number[] = [];
+  // The last character outside strings and whitespace: tells a value position from a key's.
+  let previous = 0;
   for (let at = 0; at < text.length; at += 1) {
     const char = text.charCodeAt(at);
     if (char === 34) {
@@ -23,17 +43,24 @@ export function numbersAsWritten(text: string): string {
       for (at += 1; at < text.length && text.charCodeAt(at) !== 34; at += 1) {
         if (text.charCodeAt(at) === 92) at += 1;
       }
+      previous = 34;
       continue;
     }
-    if (char !== 45 && (char < 48 || char > 57)) continue;
-    NUMBER.lastIndex = at;
-    const number = NUMBER.exec(text)?.[0];
-    if (!number) continue;
-    if (/[eE]/.test(number) || number.replace(/\D/g, '').length >= 16) {
-      out += `${text.slice(copied, at)}"${number}"`;
-      copied = at + number.length;
+    if (char === 123 || char === 91) containers.push(char);
+    else if (char === 125 || char === 93) containers.pop();
+    const inValue = previous === 58 || ((previous === 91 || previous === 44) && containers.at(-1) === 91);
+    if (inValue && (char === 45 || (char >= 48 && char <= 57))) {
+      JSON_NUMBER.lastIndex = at;
+      const number = JSON_NUMBER.exec(text)?.[0] ?? '';
+      if (number !== '' && endsNumber(text.charCodeAt(at + number.length)) && PRINTS_OTHERWISE.test(number)) {
+        out += `${text.slice(copied, at)}"${number}"`;
+        copied = at + number.length;
+      }
+      at += Math.max(0, number.length - 1);
+      previous = 48;
+      continue;
     }
-    at += number.length - 1;
+    if (char > 32) previous = char;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
@@ -43,7 +70,7 @@ export function jsonObjectOf(line: string): JsonObject | null {
   const text = line.trim();
   if (!text.startsWith('{')) return null;
   try {
-    const value: unknown = JSON.parse(UNFAITHFUL_NUMBER.test(text) ? numbersAsWritten(text) : text);
+    const value: unknown = JSON.parse(MAY_HOLD_SUCH_NUMBER.test(text) ? numbersAsWritten(text) : text);
     return typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as JsonObject)
       : null;

@@ -51,7 +51,10 @@ export const PINO_JSON_FORMAT: LogFormat = {
   parse(line, context) {
     const record = jsonObjectOf(line);
     if (!record) return 'NOT_JSON';
-    if (!isPinoLevel(record.level) || typeof record.time !== 'number') return 'NOT_THIS_FORMAT';
+    // A time of 16 or more digits (nanoseconds) is read as written, as a string of digits (json-fields).
+    const time = record.time;
+    const numeric = typeof time === 'number' || (typeof time === 'string' && /^\d{16,}$/.test(time));
+    if (!isPinoLevel(record.level) || !numeric) return 'NOT_THIS_FORMAT';
     return numericLevelRecord(record, context.timeZone);
   },
 };
