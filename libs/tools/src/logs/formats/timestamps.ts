@@ -4,7 +4,7 @@ const FIXED_OFFSET = /^(?:UTC|GMT)?([+-])(\d{2}):?(\d{2})?$/i;
 
 /** True when `zone` is `UTC`, a fixed offset (`+08:00`, `UTC+8` is not one) or an IANA zone this runtime knows. */
 export function isValidTimeZone(zone: string): boolean {
-  if (/^(UTC|GMT|Z)$/i.test(zone) || FIXED_OFFSET.test(zone)) return true;
+  if (fixedOffsetMs(zone) !== null) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
@@ -100,14 +100,6 @@ export function epochMs(value: number): number {
   return value / 1e6;
 }
 
-function offsetMinutesOf(zone: string): number {
-  if (/^(Z|UTC|GMT)$/i.test(zone)) return 0;
-  const digits = zone.replace(/^(UTC|GMT)/i, '');
-  const sign = digits.startsWith('-') ? -1 : 1;
-  const body = digits.slice(1).replace(':', '');
-  return sign * (Number(body.slice(0, 2)) * 60 + Number(body.slice(2) || '0'));
-}
-
 /** ISO 8601 / RFC 3339 and the log4j/logback layout: `T` or a space, `.` or `,` before the fraction, zone optional. */
 export const DATE_TIME_SOURCE =
   '(\\d{4})-(\\d{2})-(\\d{2})[T ](\\d{2}):(\\d{2})(?::(\\d{2})(?:[.,](\\d{1,9}))?)?(?:\\s?(Z|UTC|GMT|[+-]\\d{2}(?::?\\d{2})?))?';
@@ -122,7 +114,8 @@ export function dateTimeOf(groups: (string | undefined)[], timeZone: string): nu
     return wallTimeToUtc(timeZone, nums[0], nums[1], nums[2], nums[3], nums[4], Number(second), ms);
   }
   const utc = wallTimeToUtc('UTC', nums[0], nums[1], nums[2], nums[3], nums[4], Number(second), ms);
-  return utc - offsetMinutesOf(zone) * 60_000;
+  // The zone group is `Z`, `UTC`, `GMT` or an offset: always a fixed one.
+  return utc - (fixedOffsetMs(zone) ?? Number.NaN);
 }
 
 /**
